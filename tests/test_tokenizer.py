@@ -1,0 +1,101 @@
+import logging
+import subprocess
+import sys
+
+import pytest
+
+from tts.errors import TTSError
+from tts.text import SymbolInventory, Tokenizer
+
+
+@pytest.fixture(scope="module")
+def tok():
+    return Tokenizer()
+
+
+def test_known_words_and_homographs(tok):
+    r = tok.encode_verbose("I refuse to collect the refuse.")
+    text = tok.decode(r.ids)
+    assert text == "{AY1} {R IH0 F Y UW1 Z} {T UW1} {K AH0 L EH1 K T} {DH AH0} {R EH1 F Y UW2 Z}."
+    assert r.ids[-1] == tok.inventory.eos_id
+
+
+def test_out_of_vocabulary_word_gets_a_pronunciation(tok):
+    symbols = tok.encode_verbose("activationist").symbols
+    assert symbols[:3] == ["AE2", "K", "T"] and len(symbols) > 8
+    assert all(tok.inventory.is_phoneme(s) for s in symbols)
+
+
+def test_hyphenated_numbers_are_split(tok):
+    r = tok.encode_verbose("forty-two")
+    assert tok.decode(r.ids) == "{F AO1 R T IY0} {T UW1}"
+
+
+@pytest.mark.parametrize("mode", ["phoneme", "char", "mixed"])
+def test_round_trip(mode):
+    t = Tokenizer(mode=mode)
+    text = "Hello {HH AH0 L OW1}, world! It's 5 o'clock." if mode != "char" else "Hello, world! It's 5 o'clock."
+    ids = t.encode(text)
+    assert t.encode(t.decode(ids)) == ids
+    assert ids[-1] == t.inventory.eos_id and 0 not in ids
+
+
+def test_char_mode_keeps_punctuation_and_boundaries():
+    t = Tokenizer(mode="char")
+    r = t.encode_verbose("Hi, Bob!")
+    assert r.symbols == list("hi, bob!")
+
+
+def test_mixed_mode_escapes():
+    t = Tokenizer(mode="mixed")
+    r = t.encode_verbose("say {HH AH0 L OW1} now")
+    assert r.symbols == list("say ") + ["HH", "AH0", "L", "OW1"] + list(" now")
+    with pytest.raises(TTSError, match="unknown ARPAbet"):
+        t.encode("{XX YY}")
+
+
+@pytest.mark.parametrize("text", ["", "   \n\t", "?!...", "\U0001F600\U0001F600"])
+def test_unspeakable_text_is_a_clear_error(tok, text):
+    with pytest.raises(TTSError):
+        tok.encode(text)
+
+
+def test_unknown_characters_dropped_with_warning(caplog):
+    t = Tokenizer(mode="char")
+    with caplog.at_level(logging.WARNING):
+        r = t.encode_verbose("a*b#c")
+    assert r.symbols == ["a", "b", "c"]
+    assert "'*'" in caplog.text and "'#'" in caplog.text
+
+
+def test_long_paragraph(tok):
+    ids = tok.encode("The quick brown fox jumps over the lazy dog. " * 230)
+    assert len(ids) > 5000
+
+
+def test_inventory_serialization():
+    inv = SymbolInventory()
+    again = SymbolInventory.from_dict(inv.to_dict())
+    assert again.symbols == inv.symbols and again.pad_id == 0
+    with pytest.raises(TTSError):
+        SymbolInventory.from_dict({"nope": 1})
+    with pytest.raises(TTSError):
+        Tokenizer().decode([len(inv) + 3])
+
+
+def test_g2p_offline_no_download_attempts(tmp_path):
+    """With every socket connection refused, G2P still works and prints nothing."""
+    code = (
+        "import socket\n"
+        "def refuse(*a, **k): raise OSError('network disabled by test')\n"
+        "socket.socket.connect = refuse\n"
+        "socket.create_connection = refuse\n"
+        "from tts.text import Tokenizer\n"
+        "t = Tokenizer()\n"
+        "print(t.decode(t.encode('I refuse to collect the refuse')))\n"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120,
+                         env={"NLTK_DATA": str(tmp_path), "PATH": "/usr/bin:/bin", "HOME": str(tmp_path)})
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.strip() == "{AY1} {R IH0 F Y UW1 Z} {T UW1} {K AH0 L EH1 K T} {DH AH0} {R EH1 F Y UW2 Z}"
+    assert out.stderr == ""

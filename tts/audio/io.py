@@ -1,0 +1,66 @@
+"""Waveform input/output, resampling and silence trimming.
+
+Waveforms are mono ``float32`` numpy arrays in [-1, 1] of shape ``(T_wav,)``.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import soundfile as sf
+
+from tts.errors import TTSError
+
+
+def load_wav(path: str | Path, sample_rate: int | None = None) -> tuple[np.ndarray, int]:
+    """Read a wav (any format soundfile knows), mix to mono, optionally resample.
+
+    Returns ``(waveform (T_wav,), sample_rate)``. Missing, empty or non-audio files
+    raise :class:`TTSError` naming the file.
+    """
+    path = Path(path)
+    if not path.is_file():
+        raise TTSError(f"{path}: no such audio file")
+    if path.stat().st_size == 0:
+        raise TTSError(f"{path}: file is empty, not audio")
+    try:
+        wav, sr = sf.read(str(path), dtype="float32", always_2d=True)
+    except (sf.LibsndfileError, RuntimeError, TypeError) as exc:
+        raise TTSError(f"{path}: not a readable audio file ({str(exc).splitlines()[0]})") from None
+    wav = wav.mean(axis=1)
+    if wav.size == 0:
+        raise TTSError(f"{path}: audio file holds no samples")
+    if sample_rate is not None and sr != sample_rate:
+        wav, sr = resample(wav, sr, sample_rate), sample_rate
+    return wav.astype(np.float32), int(sr)
+
+
+def save_wav(path: str | Path, wav: np.ndarray, sample_rate: int) -> None:
+    """Write 16-bit PCM, clipping to [-1, 1]; parent folders are created."""
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    sf.write(str(path), np.clip(np.asarray(wav, dtype=np.float32), -1.0, 1.0), sample_rate, subtype="PCM_16")
+
+
+def resample(wav: np.ndarray, orig_sr: int, target_sr: int) -> np.ndarray:
+    """Band-limited resampling (librosa's soxr_hq)."""
+    if orig_sr == target_sr:
+        return wav
+    import librosa
+
+    return librosa.resample(wav, orig_sr=orig_sr, target_sr=target_sr, res_type="soxr_hq").astype(np.float32)
+
+
+def trim_silence(wav: np.ndarray, top_db: float = 40.0, frame_length: int = 1024, hop_length: int = 256) -> np.ndarray:
+    """Cut leading and trailing audio quieter than ``top_db`` below the peak."""
+    import librosa
+
+    trimmed, _ = librosa.effects.trim(wav, top_db=top_db, frame_length=frame_length, hop_length=hop_length)
+    return trimmed
+
+
+def peak_normalize(wav: np.ndarray, peak: float = 0.95) -> np.ndarray:
+    """Scale so that the largest absolute sample equals ``peak`` (silence is left alone)."""
+    top = float(np.abs(wav).max()) if wav.size else 0.0
+    return wav if top == 0.0 else (wav * (peak / top)).astype(np.float32)

@@ -1,0 +1,7 @@
+"""Text frontend: normalization, offline G2P, symbol inventories and the tokenizer."""
+
+from tts.text.normalize import normalize_text
+from tts.text.symbols import SymbolInventory
+from tts.text.tokenizer import MODES, TokenizedText, Tokenizer
+
+__all__ = ["MODES", "SymbolInventory", "TokenizedText", "Tokenizer", "normalize_text"]
