@@ -36,3 +36,87 @@ def speech_wav(tmp_path_factory) -> Path:
     else:
         sf.write(path, harmonic_speechlike(3.0), SR)
     return path
+
+
+# --------------------------------------------------------------------------- tiny corpus
+TINY_TEXTS = [
+    "A cat sat on the mat.",
+    'He said "hello" to me.',
+    "Dogs run fast.",
+    "The sun is hot today.",
+    "We met at 10:45.",
+    "Birds fly south in the fall.",
+    "It's a big red box.",
+    "I see two blue cars.",
+    "She reads a good book.",
+    "Fish swim in the lake.",
+]
+
+
+def tone_speech(text: str, sr: int = SR, seconds_per_symbol: float = 0.06) -> np.ndarray:
+    """Audio in which every phoneme of ``text`` is a distinct harmonic tone (spaces are pauses):
+    a learnable, perfectly monotonic text-to-audio mapping for alignment tests."""
+    from tts.text import Tokenizer
+
+    tokenizer = Tokenizer()
+    symbols = tokenizer.encode_verbose(text).symbols
+    n = int(seconds_per_symbol * sr)
+    t = np.arange(n) / sr
+    ramp = np.minimum(1.0, np.minimum(np.arange(n), np.arange(n)[::-1]) / (0.01 * sr))
+    pieces = [np.zeros(int(0.05 * sr))]
+    for symbol in symbols:
+        if symbol == " " or not tokenizer.inventory.is_phoneme(symbol):
+            pieces.append(np.zeros(n // 2))
+            continue
+        k = tokenizer.inventory.id(symbol)
+        f0 = 110.0 + 9.0 * (k % 40)
+        tilt = 0.5 + (k % 7) / 7
+        tone = sum(np.sin(2 * np.pi * f0 * h * t) / h ** tilt for h in range(1, 12) if f0 * h < 7000)
+        pieces.append(ramp * tone)
+    pieces.append(np.zeros(int(0.05 * sr)))
+    wav = np.concatenate(pieces)
+    return (0.6 * wav / np.abs(wav).max()).astype(np.float32)
+
+
+def make_tiny_corpus(root: Path, texts: list[str] = TINY_TEXTS, val: int = 2, test: int = 1) -> Path:
+    """An LJSpeech-format corpus of tone speech (metadata with quotes, wavs, splits)."""
+    import soundfile as sf
+
+    (root / "wavs").mkdir(parents=True, exist_ok=True)
+    lines, ids = [], []
+    for i, text in enumerate(texts, 1):
+        uid = f"TINY-{i:04d}"
+        sf.write(root / "wavs" / f"{uid}.wav", tone_speech(text), SR, subtype="PCM_16")
+        lines.append(f"{uid}|{text}|{text}")
+        ids.append(uid)
+    (root / "metadata.csv").write_text("\n".join(lines) + "\n")
+    (root / "splits").mkdir(exist_ok=True)
+    (root / "splits" / "train.txt").write_text("\n".join(ids[: len(ids) - val - test]) + "\n")
+    (root / "splits" / "val.txt").write_text("\n".join(ids[len(ids) - val - test: len(ids) - test]) + "\n")
+    (root / "splits" / "test.txt").write_text("\n".join(ids[len(ids) - test:]) + "\n")
+    return root
+
+
+def tiny_config_dict() -> dict:
+    """A small, fast model configuration for tests."""
+    return {
+        "data": {"max_frames_per_batch": 2000, "max_batch_size": 8, "num_workers": 0},
+        "model": {"tacotron2": {
+            "embedding_dim": 64, "encoder_conv_layers": 2, "encoder_conv_channels": 64, "encoder_lstm_dim": 64,
+            "prenet_dims": [64, 64], "attention_rnn_dim": 128, "decoder_rnn_dim": 128, "reduction_factor": 2,
+            "postnet_layers": 3, "postnet_channels": 64, "attention": {"attention_dim": 64}}},
+        "optim": {"lr": 2e-3},
+        "train": {"max_steps": 4, "log_every": 1, "validate_every": 1000, "checkpoint_every": 2,
+                  "keep_last": 2, "n_val_audio": 1},
+    }
+
+
+@pytest.fixture(scope="session")
+def tiny_corpus(tmp_path_factory) -> Path:
+    """Tiny tone-speech corpus with features computed for the tiny config."""
+    from tts.config import config_from_dict
+    from tts.data import compute_features
+
+    root = make_tiny_corpus(tmp_path_factory.mktemp("tiny_corpus"))
+    compute_features(root, config_from_dict(tiny_config_dict()), num_workers=1, progress=False)
+    return root

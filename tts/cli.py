@@ -8,6 +8,7 @@ from __future__ import annotations
 import argparse
 import json
 import logging
+import os
 import sys
 from typing import Callable
 
@@ -71,6 +72,27 @@ def _cmd_bench(args: argparse.Namespace) -> None:
     print(json.dumps(result, indent=2))
 
 
+def _cmd_features(args: argparse.Namespace) -> None:
+    from tts.config import load_config
+    from tts.data import compute_features
+
+    config = load_config(args.config, args.overrides)
+    out = compute_features(args.data, config, num_workers=args.jobs)
+    stats = json.loads((out / "stats.json").read_text())
+    summary = {k: v for k, v in stats.items() if not k.endswith("per_bin")}
+    print(f"features in {out}")
+    print(json.dumps(summary, indent=1))
+
+
+def _cmd_train(args: argparse.Namespace) -> None:
+    from tts.config import load_config
+    from tts.training.trainer import Trainer
+
+    config = load_config(args.config, args.overrides)
+    Trainer(config, args.data, args.out, resume=args.resume or False, device=args.device,
+            progress=not args.no_progress).fit()
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="tts", description="Attention-based text-to-speech toolkit")
     parser.add_argument("-v", "--verbose", action="store_true", help="debug logging")
@@ -94,6 +116,23 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--config")
     p.add_argument("--iters", type=int, default=None)
     p.set_defaults(func=_cmd_resynth)
+
+    p = sub.add_parser("features", help="compute the mel / token-id cache of a corpus")
+    p.add_argument("--data", required=True, help="corpus root (metadata.csv, wavs/, splits/)")
+    p.add_argument("--config", help="YAML config (audio and text settings)")
+    p.add_argument("--jobs", type=int, default=os.cpu_count() or 1)
+    p.add_argument("overrides", nargs="*", help="key.path=value overrides")
+    p.set_defaults(func=_cmd_features)
+
+    p = sub.add_parser("train", help="train a model")
+    p.add_argument("--config", required=True)
+    p.add_argument("--data", required=True, help="corpus root with computed features")
+    p.add_argument("--out", required=True, help="experiment folder (checkpoints, logs, plots)")
+    p.add_argument("--resume", nargs="?", const=True, help="continue from the latest (or the given) checkpoint")
+    p.add_argument("--device", help="cpu, cuda, cuda:1 ... (default: cuda when available)")
+    p.add_argument("--no-progress", action="store_true", help="no progress bar (log files only)")
+    p.add_argument("overrides", nargs="*", help="key.path=value overrides, e.g. train.max_steps=1000")
+    p.set_defaults(func=_cmd_train)
 
     p = sub.add_parser("bench", help="benchmarks that print JSON")
     p.add_argument("name", choices=["griffin-lim"])

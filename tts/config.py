@@ -87,7 +87,11 @@ class AttentionConfig:
 
 @dataclass
 class Tacotron2Config:
-    """Sizes of every Tacotron2 block (defaults: NVIDIA/tacotron2, 28M parameters)."""
+    """Sizes of every Tacotron2 block (defaults: NVIDIA/tacotron2, 28M parameters).
+
+    ``max_reduction_factor`` (0 = ``reduction_factor``) sizes the frame projection so gradual
+    training can switch r up to that value without changing any parameter shape.
+    """
 
     embedding_dim: int = 512
     encoder_conv_layers: int = 3
@@ -103,6 +107,7 @@ class Tacotron2Config:
     rnn_dropout: float = 0.1
     zoneout: float = 0.0
     reduction_factor: int = 1
+    max_reduction_factor: int = 0
     postnet_layers: int = 5
     postnet_channels: int = 512
     postnet_kernel_size: int = 5

@@ -1,0 +1,165 @@
+#!/usr/bin/env python3
+"""Build an offline LJSpeech-format corpus: fortune-file sentences spoken by Festival's HTS `slt` voice.
+
+    python recipes/synthetic/prepare.py --out data/synthetic [--size 3000] [--engine festival|flite]
+
+Sentences come from Debian's `fortunes` / `fortunes-min` (5–25 plain-ASCII words, no all-caps,
+no dialogue markers, no URLs, deduplicated), chosen deterministically from ``--seed``. The text
+is normalized with the project's frontend before it is spoken, so audio and transcript agree on
+how numbers and abbreviations are read. Wavs are resampled to 22050 Hz, trimmed and
+peak-normalized. Re-running resumes: finished wavs are kept.
+"""
+
+from __future__ import annotations
+
+import argparse
+import multiprocessing as mp
+import os
+import random
+import re
+import shutil
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
+
+from tts.audio import load_wav, peak_normalize, save_wav, trim_silence  # noqa: E402
+from tts.data.corpus import Utterance, make_splits, write_metadata, write_splits  # noqa: E402
+from tts.errors import TTSError  # noqa: E402
+from tts.text import normalize_text  # noqa: E402
+
+FORTUNE_DIR = Path("/usr/share/games/fortunes")
+ENGINES = {
+    "festival": {"binary": "text2wave", "packages": ["festival", "festvox-us-slt-hts"]},
+    "flite": {"binary": "flite", "packages": ["flite"]},
+}
+_URL_RE = re.compile(r"https?:|www\.|\.com\b|@")
+_DIALOGUE_RE = re.compile(r"(^|\s)[A-Z][a-zA-Z]*:\s")
+_SENTENCE_SPLIT_RE = re.compile(r"(?<=[.!?])\s+(?=[A-Z])")
+
+
+def check_system(engine: str) -> None:
+    packages = ENGINES[engine]["packages"] + ["fortunes", "fortunes-min"]
+    missing_binary = shutil.which(ENGINES[engine]["binary"]) is None
+    if missing_binary or not any(FORTUNE_DIR.glob("*.dat")):
+        raise TTSError(f"{engine} or the fortune files are not installed: run "
+                       f"'apt-get install -y {' '.join(packages)}' (or 'make system-deps')")
+
+
+def entry_sentences(entry: str) -> list[str]:
+    """Split a fortune entry into sentences, dropping attribution lines ("-- Mark Twain")."""
+    lines = []
+    for line in entry.splitlines():
+        if line.strip().startswith(("--", "- ", "-")) and lines:
+            break
+        lines.append(line)
+    return _SENTENCE_SPLIT_RE.split(" ".join(" ".join(lines).split()))
+
+
+def clean_sentence(text: str) -> str | None:
+    """A sentence if it qualifies (5–25 plain-ASCII words, no all-caps, dialogue or URLs), else None."""
+    words = text.split()
+    if not 5 <= len(words) <= 25:
+        return None
+    if not text.isascii() or any(not (c.isprintable()) for c in text):
+        return None
+    if _URL_RE.search(text) or _DIALOGUE_RE.search(text) or re.search(r"\bQ:|\bA:", text):
+        return None
+    letters = [c for c in text if c.isalpha()]
+    if not letters or sum(c.isupper() for c in letters) > 0.5 * len(letters):
+        return None
+    if re.search(r"[\[\]{}<>|\\/_*#=~^`]", text) or text.count('"') % 2:
+        return None
+    if text[-1] not in ".!?":
+        return None
+    return text
+
+
+def read_sentences() -> list[str]:
+    """All qualifying sentences from the fortune files (the `off/` folder is excluded), deduplicated."""
+    seen, sentences = set(), []
+    for path in sorted(p for p in FORTUNE_DIR.iterdir() if p.is_file() and not p.suffix):
+        for entry in path.read_text(encoding="latin-1").split("\n%\n"):
+            if "\t" in entry:  # tab-indented entries are verse, tables or dialogue
+                continue
+            for sentence in filter(None, map(clean_sentence, entry_sentences(entry))):
+                if sentence.lower() not in seen:
+                    seen.add(sentence.lower())
+                    sentences.append(sentence)
+    return sentences
+
+
+def speak(job: tuple[str, str, str, str, int]) -> tuple[str, str]:
+    """Synthesize one utterance to its final wav; returns (id, error or '')."""
+    uid, text, engine, out_dir, sample_rate = job
+    final = Path(out_dir) / "wavs" / f"{uid}.wav"
+    if final.is_file() and final.stat().st_size > 1000:
+        return uid, ""
+    with tempfile.TemporaryDirectory() as tmp:
+        raw = Path(tmp) / "raw.wav"
+        if engine == "festival":
+            text_file = Path(tmp) / "text.txt"
+            text_file.write_text(text + "\n")
+            cmd = ["text2wave", "-eval", "(voice_cmu_us_slt_arctic_hts)", str(text_file), "-o", str(raw)]
+        else:
+            cmd = ["flite", "-voice", "slt", "-t", text, "-o", str(raw)]
+        proc = subprocess.run(cmd, capture_output=True, text=True, timeout=120)
+        if proc.returncode != 0 or not raw.is_file():
+            return uid, f"{engine} failed: {proc.stderr.strip()[:200]}"
+        wav, _ = load_wav(raw, sample_rate)
+    wav = peak_normalize(trim_silence(wav, top_db=40.0), 0.95)
+    tmp_final = final.with_suffix(".tmp.wav")
+    save_wav(tmp_final, wav, sample_rate)
+    os.replace(tmp_final, final)
+    return uid, ""
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--out", required=True, help="corpus root to create")
+    parser.add_argument("--size", type=int, default=3000, help="number of utterances")
+    parser.add_argument("--engine", choices=sorted(ENGINES), default="festival")
+    parser.add_argument("--seed", type=int, default=1234)
+    parser.add_argument("--n-val", type=int, default=100)
+    parser.add_argument("--n-test", type=int, default=100)
+    parser.add_argument("--sample-rate", type=int, default=22050)
+    parser.add_argument("--jobs", type=int, default=os.cpu_count() or 1)
+    args = parser.parse_args(argv)
+    try:
+        check_system(args.engine)
+        build(args)
+    except TTSError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
+    return 0
+
+
+def build(args: argparse.Namespace) -> None:
+    from tqdm import tqdm
+
+    out = Path(args.out)
+    (out / "wavs").mkdir(parents=True, exist_ok=True)
+    sentences = read_sentences()
+    if len(sentences) < args.size:
+        raise TTSError(f"only {len(sentences)} usable sentences in {FORTUNE_DIR}, asked for {args.size}")
+    random.Random(args.seed).shuffle(sentences)
+    utterances = [Utterance(f"SYN{i:05d}", s, normalize_text(s)) for i, s in enumerate(sentences[: args.size], 1)]
+    jobs = [(u.id, u.normalized, args.engine, str(out), args.sample_rate) for u in utterances]
+    failures = {}
+    with mp.Pool(args.jobs) as pool:
+        for uid, error in tqdm(pool.imap_unordered(speak, jobs), total=len(jobs), desc=f"{args.engine} slt", unit="utt"):
+            if error:
+                failures[uid] = error
+    kept = [u for u in utterances if u.id not in failures]
+    write_metadata(out, kept)
+    write_splits(out, make_splits([u.id for u in kept], args.n_val, args.n_test, args.seed))
+    if failures:
+        (out / "synthesis_failures.tsv").write_text("".join(f"{k}\t{v}\n" for k, v in sorted(failures.items())))
+    print(f"corpus ready at {out}: {len(kept)} utterances ({len(failures)} failed), "
+          f"{args.n_val} val / {args.n_test} test held out")
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,139 @@
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+import soundfile as sf
+import torch
+
+from conftest import SR, make_tiny_corpus, tiny_config_dict, tone_speech
+from tts.config import config_from_dict
+from tts.data import (Collate, FeatureDataset, LengthBucketBatchSampler, compute_features, feature_dir,
+                      read_metadata, read_split)
+from tts.errors import TTSError
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def test_metadata_keeps_ljspeech_quotes(tiny_corpus):
+    utts = read_metadata(tiny_corpus)
+    assert utts[1].text == 'He said "hello" to me.' and utts[1].normalized == utts[1].text
+    assert len(utts) == 10 and read_split(tiny_corpus, "val") == ["TINY-0008", "TINY-0009"]
+
+
+def test_features_cache_and_stats(tiny_corpus):
+    config = config_from_dict(tiny_config_dict())
+    cache = feature_dir(tiny_corpus, config.audio, config.text)
+    stats = json.loads((cache / "stats.json").read_text())
+    assert stats["utterances"] == 10 and stats["rejected"] == 0
+    assert 0 < stats["hours"] < 0.01
+    assert stats["frames_per_utterance"]["min"] > 20 and len(stats["mel_mean_per_bin"]) == 80
+    mel = np.load(cache / "mels" / "TINY-0001.npy")
+    ids = np.load(cache / "ids" / "TINY-0001.npy")
+    assert mel.dtype == np.float16 and mel.shape[0] == 80 and ids.dtype == np.int16 and ids[-1] == 1
+    # a changed audio setting gets its own cache; an unchanged one is reused
+    other = config_from_dict({**tiny_config_dict(), "audio": {"n_mels": 40}})
+    assert feature_dir(tiny_corpus, other.audio, other.text) != cache
+    assert compute_features(tiny_corpus, config, num_workers=1, progress=False) == cache
+
+
+def test_bad_items_are_skipped_and_reported(tmp_path):
+    root = make_tiny_corpus(tmp_path / "dirty", texts=["A cat sat.", "Dogs run fast.", "The sun is hot."], val=0, test=0)
+    (root / "wavs" / "TINY-0002.wav").write_bytes(b"RIFF garbage")                    # corrupt
+    sf.write(root / "wavs" / "WRONGSR.wav", tone_speech("We met.", sr=16000), 16000)  # wrong rate
+    sf.write(root / "wavs" / "LONG.wav", np.zeros(SR * 30, dtype=np.float32) + 0.1, SR)  # too long
+    with open(root / "metadata.csv", "a") as fh:
+        fh.write("MISSING|No wav here.|No wav here.\nEMPTY||\nWRONGSR|We met.|We met.\nLONG|Long one.|Long one.\n")
+    (root / "wavs" / "EMPTY.wav").write_bytes((root / "wavs" / "TINY-0001.wav").read_bytes())
+    config = config_from_dict({**tiny_config_dict(), "audio": {"trim_silence": False}})
+    cache = compute_features(root, config, num_workers=2, progress=False)
+    rejected = dict(line.split("\t") for line in (cache / "rejected.tsv").read_text().splitlines())
+    assert set(rejected) == {"TINY-0002", "MISSING", "EMPTY", "WRONGSR", "LONG"}
+    assert "corrupt" in rejected["TINY-0002"] and "missing wav" in rejected["MISSING"]
+    assert "empty transcript" in rejected["EMPTY"] and "16000" in rejected["WRONGSR"]
+    assert "max_mel_frames" in rejected["LONG"]
+    assert json.loads((cache / "stats.json").read_text())["utterances"] == 2
+
+
+def test_missing_dataset_says_how_to_get_it(tmp_path):
+    with pytest.raises(TTSError, match="recipes/synthetic/prepare.py"):
+        read_metadata(tmp_path / "nowhere")
+    out = subprocess.run([sys.executable, "-m", "tts.cli", "features", "--data", str(tmp_path / "nowhere")],
+                         capture_output=True, text=True)
+    assert out.returncode == 2 and out.stderr.count("\n") == 1 and "no corpus" in out.stderr
+
+
+def test_collate_pads_to_multiple_of_r(tiny_corpus):
+    config = config_from_dict(tiny_config_dict())
+    ds = FeatureDataset(feature_dir(tiny_corpus, config.audio, config.text), tiny_corpus, "train")
+    items = [ds[0], ds[1], ds[2]]
+    batch = Collate(reduction_factor=3)(items)
+    lengths = sorted((it[2].shape[1] for it in items), reverse=True)
+    assert batch.mel_lengths.tolist() == lengths
+    assert batch.mels.shape[2] % 3 == 0 and batch.mels.shape[2] >= lengths[0]
+    for i, n in enumerate(batch.mel_lengths.tolist()):
+        assert batch.stop_targets[i, : n - 1].sum() == 0 and bool((batch.stop_targets[i, n - 1:] == 1).all())
+        if n < batch.mels.shape[2]:
+            assert torch.allclose(batch.mels[i, :, n:], torch.tensor(float(np.log(1e-5))))
+    assert batch.ids.shape == (3, int(batch.text_lengths.max())) and bool((batch.ids[batch.text_mask == 0] == 0).all())
+    assert batch.mel_mask.sum() == batch.mel_lengths.sum()
+
+
+def test_sampler_frame_budget_determinism_and_ranks():
+    rng = np.random.default_rng(0)
+    lengths = rng.integers(50, 800, size=500).tolist()
+    sampler = LengthBucketBatchSampler(lengths, max_frames=4000, max_batch_size=32, seed=7, bucket_size=128)
+    batches = list(sampler)
+    assert sorted(i for b in batches for i in b) == list(range(500))
+    assert all(len(b) * max(lengths[i] for i in b) <= 4000 for b in batches)
+    assert len({len(b) for b in batches}) > 3  # batch size adapts to length
+    assert list(sampler) == batches  # same epoch → same batches
+    sampler.set_epoch(1)
+    assert list(sampler) != batches
+    sampler.set_epoch(1, skip=5)
+    full = LengthBucketBatchSampler(lengths, 4000, 32, seed=7, bucket_size=128)
+    full.set_epoch(1)
+    assert list(sampler) == list(full)[5:]
+    ranks = [LengthBucketBatchSampler(lengths, 4000, 32, seed=7, bucket_size=128, rank=r, world_size=2) for r in (0, 1)]
+    r0, r1 = list(ranks[0]), list(ranks[1])
+    assert len(r0) == len(r1) and not {i for b in r0 for i in b} & {i for b in r1 for i in b}
+    with pytest.raises(TTSError, match="smaller than the longest"):
+        LengthBucketBatchSampler(lengths, max_frames=500)
+
+
+def test_ljspeech_recipe_parses_metadata_and_makes_nvidia_splits(tmp_path):
+    src = tmp_path / "LJSpeech-1.1"
+    (src / "wavs").mkdir(parents=True)
+    lines = [f'LJ{i // 1000:03d}-{i % 1000:04d}|Text "{i}" here; Mr. Smith.|Text "{i}" here; Mister Smith.'
+             for i in range(13100)]
+    (src / "metadata.csv").write_text("\n".join(lines) + "\n")
+    out = subprocess.run([sys.executable, str(ROOT / "recipes/ljspeech/prepare.py"), "--data-dir", str(src),
+                          "--out", str(tmp_path / "lj")], capture_output=True, text=True)
+    assert out.returncode == 0, out.stderr
+    sizes = {s: len(read_split(tmp_path / "lj", s)) for s in ("train", "val", "test")}
+    assert sizes == {"train": 12500, "val": 100, "test": 500}
+    assert (tmp_path / "lj" / "wavs").is_symlink()
+    assert read_metadata(tmp_path / "lj")[5].text == 'Text "5" here; Mr. Smith.'
+    first = read_split(tmp_path / "lj", "test")
+    subprocess.run([sys.executable, str(ROOT / "recipes/ljspeech/prepare.py"), "--data-dir", str(src),
+                    "--out", str(tmp_path / "lj2")], check=True, capture_output=True)
+    assert read_split(tmp_path / "lj2", "test") == first  # deterministic
+
+
+@pytest.mark.skipif(subprocess.run(["which", "flite"], capture_output=True).returncode != 0,
+                    reason="flite not installed (make system-deps)")
+def test_synthetic_recipe_builds_a_small_corpus(tmp_path):
+    cmd = [sys.executable, str(ROOT / "recipes/synthetic/prepare.py"), "--out", str(tmp_path / "syn"),
+           "--size", "6", "--engine", "flite", "--n-val", "1", "--n-test", "1", "--jobs", "2"]
+    out = subprocess.run(cmd, capture_output=True, text=True)
+    assert out.returncode == 0, out.stderr
+    utts = read_metadata(tmp_path / "syn")
+    assert len(utts) == 6 and all(5 <= len(u.text.split()) <= 25 for u in utts)
+    wav, sr = sf.read(tmp_path / "syn" / "wavs" / f"{utts[0].id}.wav")
+    assert sr == 22050 and 0.9 < np.abs(wav).max() <= 0.96 and len(wav) > sr // 2
+    mtime = (tmp_path / "syn" / "wavs" / f"{utts[0].id}.wav").stat().st_mtime
+    subprocess.run(cmd, check=True, capture_output=True)  # resumes: finished wavs are kept
+    assert (tmp_path / "syn" / "wavs" / f"{utts[0].id}.wav").stat().st_mtime == mtime
+    assert [u.id for u in read_metadata(tmp_path / "syn")] == [u.id for u in utts]

@@ -1,0 +1,143 @@
+import math
+
+import pytest
+import torch
+
+from conftest import tiny_config_dict
+from tts.analysis import attention_report
+from tts.config import Tacotron2Config, config_from_dict
+from tts.data import Batch, Collate, FeatureDataset, feature_dir
+from tts.errors import TTSError
+from tts.models import Tacotron2, build_model
+from tts.training.losses import (TTSLoss, check_finite, guided_attention_loss, masked_mel_loss, stop_token_loss)
+
+
+def small_config(**overrides) -> Tacotron2Config:
+    cfg = config_from_dict(tiny_config_dict()).model.tacotron2
+    for key, value in overrides.items():
+        setattr(cfg, key, value)
+    return cfg
+
+
+def random_batch(r=2, seed=0):
+    g = torch.Generator().manual_seed(seed)
+    lengths, frames = torch.tensor([9, 6, 3]), torch.tensor([20, 13, 7])
+    ids = torch.randint(3, 100, (3, 9), generator=g) * (torch.arange(9)[None] < lengths[:, None])
+    t_mel = 20 + (-20) % r
+    mels = torch.randn(3, 80, t_mel, generator=g)
+    stop = (torch.arange(t_mel)[None] >= frames[:, None] - 1).float()
+    return Batch(ids, lengths, mels, frames, stop, ["a", "b", "c"])
+
+
+@pytest.mark.parametrize("r", [1, 2, 3])
+def test_shapes_for_every_reduction_factor(r):
+    model = Tacotron2(small_config(reduction_factor=r), n_symbols=130)
+    batch = random_batch(r)
+    out = model(batch)
+    t_mel = batch.mels.shape[2]
+    assert out.mel_before.shape == out.mel_after.shape == (3, 80, t_mel)
+    assert out.stop_logits.shape == (3, t_mel // r) and out.alignments.shape == (3, t_mel // r, 9)
+    model.eval()
+    inf = model.inference(batch.ids, batch.text_lengths, max_decoder_steps=7)
+    assert inf.mel.shape[0] == 3 and inf.mel.shape[2] % r == 0 and bool((inf.lengths % r == 0).all())
+
+
+def test_default_config_has_nvidia_size():
+    model = Tacotron2(Tacotron2Config(), n_symbols=148)
+    n = sum(p.numel() for p in model.parameters())
+    assert 27e6 < n < 29.5e6
+
+
+def test_bad_inputs_are_clear_errors():
+    model = Tacotron2(small_config(), n_symbols=130).eval()
+    with pytest.raises(TTSError, match="outside the inventory"):
+        model.inference(torch.tensor([[5, 200, 3]]))
+    with pytest.raises(TTSError, match="empty input"):
+        model.inference(torch.zeros(1, 0, dtype=torch.long))
+    batch = random_batch(2)
+    batch.mels = batch.mels[:, :, :19]
+    with pytest.raises(TTSError, match="not a multiple of the reduction factor"):
+        model(batch)
+    with pytest.raises(TTSError, match="non-finite loss at step 7: mel"):
+        check_finite({"mel": torch.tensor(float("nan")), "stop": torch.tensor(1.0)}, 7)
+
+
+def test_batched_inference_equals_single_items():
+    torch.manual_seed(0)
+    model = Tacotron2(small_config(), n_symbols=130).eval()
+    batch = random_batch(2)
+    out = model.inference(batch.ids, batch.text_lengths, stop_threshold=2.0, max_frames_per_token=4)
+    for i in range(3):
+        n = int(batch.text_lengths[i])
+        single = model.inference(batch.ids[i:i + 1, :n], stop_threshold=2.0, max_frames_per_token=4)
+        frames = int(single.lengths[0])
+        assert int(out.lengths[i]) == frames and bool(out.hit_limit[i]) and bool(single.hit_limit[0])
+        torch.testing.assert_close(out.mel[i, :, :frames], single.mel[0, :, :frames], atol=1e-4, rtol=1e-4)
+        torch.testing.assert_close(out.alignments[i, : frames // 2, :n], single.alignments[0, : frames // 2],
+                                   atol=1e-5, rtol=1e-4)
+
+
+def test_inference_without_prenet_dropout_is_deterministic():
+    model = Tacotron2(small_config(), n_symbols=130).eval()
+    ids = torch.tensor([[5, 6, 7, 8, 1]])
+    a = model.inference(ids, max_decoder_steps=10)
+    b = model.inference(ids, max_decoder_steps=10)
+    assert torch.equal(a.mel, b.mel)
+
+
+def test_attention_window_constrains_the_peak():
+    torch.manual_seed(1)
+    model = Tacotron2(small_config(), n_symbols=130).eval()
+    ids = torch.randint(3, 100, (1, 30))
+    out = model.inference(ids, max_decoder_steps=25, attention_window=(1, 2))
+    peaks = out.alignments[0].argmax(dim=1)
+    assert bool((peaks[1:] - peaks[:-1] <= 2).all()) and bool((peaks[1:] - peaks[:-1] >= -1).all())
+
+
+def test_losses_on_known_values():
+    target = torch.zeros(1, 2, 4)
+    pred = torch.ones(1, 2, 4)
+    pred[..., 3] = 100.0  # padding: ignored
+    assert masked_mel_loss(pred, target, torch.tensor([3])).item() == pytest.approx(1.0)
+    assert masked_mel_loss(2 * pred, target, torch.tensor([3]), "l1").item() == pytest.approx(2.0)
+    logits = torch.tensor([[-10.0, 10.0, 55.0]])  # r = 2, 6 frames, 3 real frames → steps 0, 1 real
+    frames = torch.tensor([[0, 0, 1, 1, 1, 1.0]])
+    assert stop_token_loss(logits, frames, torch.tensor([3]), 5.0).item() == pytest.approx(
+        0.5 * (math.log1p(math.exp(-10)) + 5 * math.log1p(math.exp(-10))), rel=1e-2)
+
+
+def test_guided_attention_prefers_the_diagonal():
+    steps, n = 40, 20
+    diagonal = torch.zeros(1, steps, n)
+    diagonal[0, torch.arange(steps), torch.arange(steps) * n // steps] = 1.0
+    uniform = torch.full((1, steps, n), 1.0 / n)
+    lengths, step_lengths = torch.tensor([n]), torch.tensor([steps])
+    g_diag = guided_attention_loss(diagonal, lengths, step_lengths, 0.4)
+    g_uniform = guided_attention_loss(uniform, lengths, step_lengths, 0.4)
+    assert g_diag < 0.01 < 0.1 < g_uniform
+
+
+def test_overfits_two_utterances_with_a_diagonal_alignment(tiny_corpus):
+    """The default (location-sensitive) model aligns two fixture utterances in 200 CPU steps."""
+    torch.manual_seed(0)
+    config = config_from_dict(tiny_config_dict())
+    ds = FeatureDataset(feature_dir(tiny_corpus, config.audio, config.text), tiny_corpus, "train")
+    batch = Collate(2)([ds[0], ds[2]])
+    model = build_model(config.model, 148, 80)
+    optimizer = torch.optim.Adam(model.parameters(), 2e-3)
+    criterion = TTSLoss(config.loss)
+    first = None
+    for step in range(200):
+        terms = criterion(model(batch), batch, step)
+        optimizer.zero_grad()
+        terms["loss"].backward()
+        torch.nn.utils.clip_grad_norm_(model.parameters(), 1.0)
+        optimizer.step()
+        first = first or float(terms["mel"].detach())
+    out = model(batch)
+    assert float(terms["mel"].detach()) < 0.85 * first
+    for i in range(2):
+        steps = (int(batch.mel_lengths[i]) + 1) // 2
+        report = attention_report(out.alignments[i, :steps, : int(batch.text_lengths[i])].detach().numpy())
+        assert report.diagonal_correlation > 0.9, report.summary()
+        assert report.monotonicity > 0.9 and report.focus_rate > 0.35, report.summary()

@@ -1,0 +1,87 @@
+"""Attention metrics and failure detection for one alignment matrix.
+
+An alignment is ``(T_steps, T_text)`` (decoder steps × input tokens) without padding.
+Failure modes detected: skipped tokens (never attended), repeats (attention jumps back),
+early stop (the last tokens never reached) and step-limit hits (passed in by the caller).
+"""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass, field
+
+import numpy as np
+
+
+@dataclass
+class AttentionReport:
+    """Metrics of one utterance; ``failures`` lists what went wrong (empty when nothing did)."""
+
+    focus_rate: float
+    monotonicity: float
+    diagonal_correlation: float
+    coverage: float
+    skipped_tokens: list[int] = field(default_factory=list)
+    repeats: int = 0
+    early_stop: bool = False
+    step_limit_hit: bool = False
+
+    @property
+    def failures(self) -> list[str]:
+        out = []
+        if self.skipped_tokens:
+            out.append(f"skip ({len(self.skipped_tokens)} tokens)")
+        if self.repeats:
+            out.append(f"repeat ({self.repeats}x)")
+        if self.early_stop:
+            out.append("early stop")
+        if self.step_limit_hit:
+            out.append("step limit")
+        return out
+
+    @property
+    def ok(self) -> bool:
+        return not self.failures
+
+    def to_dict(self) -> dict:
+        return {**asdict(self), "failures": self.failures}
+
+    def summary(self) -> str:
+        status = "ok" if self.ok else ", ".join(self.failures)
+        return (f"focus {self.focus_rate:.2f} · monotonic {self.monotonicity:.2f} · "
+                f"diag r {self.diagonal_correlation:.2f} · {status}")
+
+
+def attention_report(alignment: np.ndarray, step_limit_hit: bool = False, skip_mass: float = 0.25,
+                     repeat_jump: int = 2, end_tolerance: int = 2) -> AttentionReport:
+    """Measure an alignment ``(T_steps, T_text)``.
+
+    * focus rate: mean over steps of the largest weight (1 = perfectly sharp);
+    * monotonicity: fraction of steps whose peak does not move backwards;
+    * diagonal correlation: Pearson r between step index and peak position;
+    * coverage: fraction of tokens that ever received the peak;
+    * skipped tokens: tokens never the peak that also got less than ``skip_mass`` total weight;
+    * repeats: times the peak falls more than ``repeat_jump`` tokens behind the furthest peak so far;
+    * early stop: the furthest peak is more than ``end_tolerance`` tokens before the last one.
+    """
+    alignment = np.asarray(alignment, dtype=np.float64)
+    steps, n_text = alignment.shape
+    peaks = alignment.argmax(axis=1)
+    focus = float(alignment.max(axis=1).mean())
+    monotonic = float(np.mean(np.diff(peaks) >= 0)) if steps > 1 else 1.0
+    if steps > 1 and peaks.std() > 0:
+        corr = float(np.corrcoef(np.arange(steps), peaks)[0, 1])
+    else:
+        corr = 0.0
+    attended = np.zeros(n_text, dtype=bool)
+    attended[peaks] = True
+    mass = alignment.sum(axis=0)
+    furthest = np.maximum.accumulate(peaks)
+    reached = int(furthest[-1])
+    # tokens past the furthest peak are "not reached", not skipped
+    skipped = [int(j) for j in np.flatnonzero(~attended & (mass < skip_mass)) if j < reached]
+    behind = peaks < furthest - repeat_jump
+    repeats = int(np.sum(behind[1:] & ~behind[:-1]) + (behind[0] if steps else 0))
+    return AttentionReport(
+        focus_rate=focus, monotonicity=monotonic, diagonal_correlation=corr, coverage=float(attended.mean()),
+        skipped_tokens=skipped, repeats=repeats, early_stop=reached < n_text - 1 - end_tolerance,
+        step_limit_hit=step_limit_hit)

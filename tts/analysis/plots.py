@@ -1,0 +1,70 @@
+"""Figures people can read: the alignment with the mel above it on the same time axis and the
+stop-token curve below, input tokens labelled on the attention's y axis."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import matplotlib
+
+matplotlib.use("Agg")
+import matplotlib.pyplot as plt  # noqa: E402
+import numpy as np  # noqa: E402
+
+
+def alignment_figure(alignment: np.ndarray, mel: np.ndarray | None = None, stop_probs: np.ndarray | None = None,
+                     tokens: list[str] | None = None, target_mel: np.ndarray | None = None, title: str = "",
+                     stop_threshold: float = 0.5, reduction_factor: int = 1) -> plt.Figure:
+    """Build the figure.
+
+    alignment ``(T_steps, T_text)``; mel / target_mel ``(n_mels, T_mel)`` with ``T_mel = T_steps · r``;
+    stop_probs ``(T_steps,)``; tokens: one label per text position. Every panel shares the
+    decoder-step x axis (mels are drawn in decoder steps: frame / r).
+    """
+    steps, n_text = alignment.shape
+    panels = [("target mel", target_mel), ("mel", mel)]
+    panels = [(name, m) for name, m in panels if m is not None]
+    heights = [1.0] * len(panels) + [max(1.6, min(n_text / 25, 4.0))] + ([0.6] if stop_probs is not None else [])
+    width = min(max(8.0, steps / 25), 24.0)
+    fig, axes = plt.subplots(len(heights), 1, figsize=(width, 1.6 * sum(heights) + 0.8), sharex=True,
+                             gridspec_kw={"height_ratios": heights}, squeeze=False)
+    axes = axes[:, 0]
+    extent_x = (-0.5, steps - 0.5)
+    for ax, (name, m) in zip(axes, panels):
+        ax.imshow(m, origin="lower", aspect="auto", interpolation="none", cmap="magma",
+                  extent=(extent_x[0], m.shape[1] / reduction_factor - 0.5, -0.5, m.shape[0] - 0.5))
+        ax.set_ylabel(f"{name}\n(mel bin)")
+    ax = axes[len(panels)]
+    ax.imshow(alignment.T, origin="lower", aspect="auto", interpolation="none", cmap="viridis", vmin=0,
+              vmax=max(float(alignment.max()), 1e-6))
+    ax.set_ylabel("input token")
+    if tokens is not None:
+        ax.set_yticks(range(len(tokens)))
+        ax.set_yticklabels([t if t != " " else "␣" for t in tokens], fontsize=max(4, min(8, 400 // max(len(tokens), 1))))
+    if stop_probs is not None:
+        sax = axes[-1]
+        sax.plot(np.arange(len(stop_probs)), stop_probs, color="tab:red", lw=1.2, label="stop probability")
+        sax.axhline(stop_threshold, color="gray", ls="--", lw=0.8, label=f"threshold {stop_threshold}")
+        sax.set_ylim(-0.05, 1.05)
+        sax.set_ylabel("stop")
+        sax.legend(loc="upper left", fontsize=7)
+    axes[-1].set_xlim(*extent_x)
+    axes[-1].set_xlabel(f"decoder step ({reduction_factor} frame{'s' if reduction_factor > 1 else ''} each)")
+    if title:
+        fig.suptitle(title, fontsize=9)
+    fig.tight_layout()
+    return fig
+
+
+def save_figure(fig: plt.Figure, path: str | Path, dpi: int = 100) -> Path:
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fig.savefig(path, dpi=dpi)
+    plt.close(fig)
+    return path
+
+
+def figure_to_array(fig: plt.Figure) -> np.ndarray:
+    """RGB ``(H, W, 3)`` uint8 (for TensorBoard)."""
+    fig.canvas.draw()
+    return np.asarray(fig.canvas.buffer_rgba())[..., :3].copy()

@@ -1,0 +1,170 @@
+"""Attention that can only move forward: forward attention (with transition agent),
+GMM attention, dynamic convolution attention and stepwise monotonic attention."""
+
+from __future__ import annotations
+
+import math
+
+import torch
+from torch import nn
+from torch.nn import functional as F
+
+from tts.config import AttentionConfig
+from tts.models.attention.base import Attention, State, masked_softmax, register, renormalize, shift_right
+from tts.models.attention.content import ContentAttention
+from tts.models.attention.location import LocationAwareAttention
+
+
+@register("forward")
+class ForwardAttention(LocationAwareAttention):
+    """Forward attention (Zhang et al. 2018).
+
+    ``α̂_t(j) = ((1 − u) α_{t−1}(j) + u α_{t−1}(j−1)) · y_t(j)``, normalized, where ``y_t`` is the
+    softmax of the location-sensitive energies. Without the transition agent ``u = ½`` (the
+    paper's plain recursion up to a constant); with it, ``u = σ(DNN([context, query]))`` from the
+    previous step decides between staying and moving.
+    """
+
+    use_cumulative = False
+    monotonic = True
+
+    def __init__(self, config: AttentionConfig, query_dim: int, memory_dim: int):
+        super().__init__(config, query_dim, memory_dim)
+        self.transition_agent = (nn.Sequential(nn.Linear(query_dim + memory_dim, config.attention_dim), nn.Tanh(),
+                                               nn.Linear(config.attention_dim, 1))
+                                 if config.transition_agent else None)
+
+    def init_state(self, memory: torch.Tensor, memory_mask: torch.Tensor) -> State:
+        state = super().init_state(memory, memory_mask)
+        state["transition"] = torch.full((memory.shape[0], 1), 0.5, device=memory.device)
+        return state
+
+    def align(self, query: torch.Tensor, state: State) -> tuple[torch.Tensor, State]:
+        mask = state["mask"]
+        y = masked_softmax(self.energies(query, state), mask)
+        u = state["transition"]
+        previous = state["weights"]
+        weights = renormalize(((1 - u) * previous + u * shift_right(previous)) * y, mask)
+        extra: State = {}
+        if self.transition_agent is not None:
+            context = torch.bmm(weights.unsqueeze(1), state["memory"]).squeeze(1)
+            extra["transition"] = torch.sigmoid(self.transition_agent(torch.cat([context, query], dim=-1)))
+        return weights, extra
+
+
+@register("gmm")
+class GMMAttention(Attention):
+    """GMM / Graves attention with monotonic means (Battenberg et al. 2019, "V2").
+
+    An MLP of the query gives K mixture weights ``w = softmax(ŵ)``, step sizes ``Δ = softplus(Δ̂)``
+    and scales ``σ = softplus(σ̂)``; ``μ_t = μ_{t−1} + Δ``. Token j gets the mass of the mixture
+    between ``j − ½`` and ``j + ½`` (differences of logistic CDFs), renormalized over the mask.
+    """
+
+    monotonic = True
+
+    def __init__(self, config: AttentionConfig, query_dim: int, memory_dim: int):
+        super().__init__(config, query_dim, memory_dim)
+        k = config.gmm_mixtures
+        self.k = k
+        self.mlp = nn.Sequential(nn.Linear(query_dim, config.attention_dim), nn.Tanh(),
+                                 nn.Linear(config.attention_dim, 3 * k))
+        with torch.no_grad():  # start with small steps (Δ ≈ 0.3 tokens) and σ ≈ 1.5 tokens
+            self.mlp[2].bias[k:2 * k].fill_(math.log(math.expm1(0.3)))
+            self.mlp[2].bias[2 * k:].fill_(math.log(math.expm1(1.5)))
+
+    def init_state(self, memory: torch.Tensor, memory_mask: torch.Tensor) -> State:
+        state = super().init_state(memory, memory_mask)
+        state["mu"] = torch.zeros(memory.shape[0], self.k, device=memory.device)
+        state["positions"] = torch.arange(memory.shape[1], device=memory.device, dtype=memory.dtype)
+        return state
+
+    def align(self, query: torch.Tensor, state: State) -> tuple[torch.Tensor, State]:
+        w_hat, delta_hat, sigma_hat = self.mlp(query).chunk(3, dim=-1)
+        mix = torch.softmax(w_hat, dim=-1).unsqueeze(-1)                       # (B, K, 1)
+        mu = state["mu"] + F.softplus(delta_hat)                               # (B, K)
+        sigma = (F.softplus(sigma_hat) + 1e-3).unsqueeze(-1)                   # (B, K, 1)
+        centred = state["positions"].view(1, 1, -1) - mu.unsqueeze(-1)         # (B, K, T)
+        mass = torch.sigmoid((centred + 0.5) / sigma) - torch.sigmoid((centred - 0.5) / sigma)
+        weights = renormalize((mix * mass).sum(dim=1), state["mask"])
+        return weights, {"mu": mu}
+
+
+def beta_binomial_prior(length: int, alpha: float, beta: float) -> torch.Tensor:
+    """Beta-binomial pmf over 0..length−1 (the prior filter of dynamic convolution attention)."""
+    n = length - 1
+    k = torch.arange(length, dtype=torch.float64)
+    log_pmf = (torch.lgamma(torch.tensor(n + 1.0)) - torch.lgamma(k + 1) - torch.lgamma(n - k + 1)
+               + torch.lgamma(k + alpha) + torch.lgamma(n - k + beta) - torch.lgamma(torch.tensor(n + alpha + beta))
+               - (torch.lgamma(torch.tensor(alpha)) + torch.lgamma(torch.tensor(beta))
+                  - torch.lgamma(torch.tensor(alpha + beta))))
+    return log_pmf.exp().float()
+
+
+@register("dynamic_convolution")
+class DynamicConvolutionAttention(Attention):
+    """Dynamic convolution attention (Battenberg et al. 2019).
+
+    ``e_j = vᵀ tanh(W f_j + U g_j + b) + p_j`` with static filters ``f = F * α_{t−1}``, dynamic
+    filters ``g = G(s) * α_{t−1}`` predicted from the query, and a causal beta-binomial prior
+    ``p = log(P * α_{t−1})`` that pushes the alignment forward. Purely location-relative: the
+    memory enters only through the context, so nothing needs precomputing.
+    """
+
+    monotonic = True
+
+    def __init__(self, config: AttentionConfig, query_dim: int, memory_dim: int):
+        super().__init__(config, query_dim, memory_dim)
+        c = config
+        self.static_conv = nn.Conv1d(1, c.dca_static_filters, c.dca_static_kernel,
+                                     padding=(c.dca_static_kernel - 1) // 2, bias=False)
+        self.static_dense = nn.Linear(c.dca_static_filters, c.attention_dim, bias=False)
+        self.dynamic_filters = nn.Sequential(nn.Linear(query_dim, 128), nn.Tanh(),
+                                             nn.Linear(128, c.dca_dynamic_filters * c.dca_dynamic_kernel, bias=False))
+        self.dynamic_dense = nn.Linear(c.dca_dynamic_filters, c.attention_dim, bias=True)
+        self.v = nn.Linear(c.attention_dim, 1, bias=False)
+        prior = beta_binomial_prior(c.dca_prior_length, c.dca_prior_alpha, c.dca_prior_beta)
+        self.register_buffer("prior_filter", prior.flip(0).view(1, 1, -1), persistent=False)
+
+    def align(self, query: torch.Tensor, state: State) -> tuple[torch.Tensor, State]:
+        previous = state["weights"].unsqueeze(1)                                    # (B, 1, T)
+        batch, _, steps = previous.shape
+        static = self.static_dense(self.static_conv(previous).transpose(1, 2))     # (B, T, A)
+        kernel = self.config.dca_dynamic_kernel
+        filters = self.dynamic_filters(query).view(batch * self.config.dca_dynamic_filters, 1, kernel)
+        dynamic = F.conv1d(previous.view(1, batch, steps), filters, padding=(kernel - 1) // 2, groups=batch)
+        dynamic = self.dynamic_dense(dynamic.view(batch, -1, steps).transpose(1, 2))  # (B, T, A)
+        prior = F.conv1d(F.pad(previous, (self.prior_filter.shape[-1] - 1, 0)), self.prior_filter).squeeze(1)
+        energies = self.v(torch.tanh(static + dynamic)).squeeze(-1) + torch.log(prior.clamp(min=1e-6))
+        return masked_softmax(energies, state["mask"]), {}
+
+
+@register("stepwise_monotonic")
+class StepwiseMonotonicAttention(ContentAttention):
+    """Stepwise monotonic attention (He et al. 2019).
+
+    At each step the alignment either stays on token j (probability ``p_j = σ(e_j + r)``) or
+    moves to j+1: ``α_t(j) = α_{t−1}(j) p_j + α_{t−1}(j−1)(1 − p_{j−1})``; the last real token
+    keeps its mass. Training uses the soft expectation with Gaussian noise on the energies;
+    evaluation takes the hard decision (``hard_inference``).
+    """
+
+    monotonic = True
+
+    def __init__(self, config: AttentionConfig, query_dim: int, memory_dim: int):
+        super().__init__(config, query_dim, memory_dim)
+        self.energy_bias = nn.Parameter(torch.tensor(1.0))
+
+    def align(self, query: torch.Tensor, state: State) -> tuple[torch.Tensor, State]:
+        mask = state["mask"]
+        energies = self.energies(query, state) + self.energy_bias
+        if self.training and self.config.sigmoid_noise > 0:
+            energies = energies + self.config.sigmoid_noise * torch.randn_like(energies)
+        stay = torch.sigmoid(energies)
+        if not self.training and self.config.hard_inference:
+            stay = (stay > 0.5).float()
+        last = mask & ~F.pad(mask[:, 1:], (0, 1), value=False)  # last unmasked position of each row
+        stay = torch.where(last | ~mask, torch.ones_like(stay), stay)
+        previous = state["weights"]
+        weights = (previous * stay + shift_right(previous * (1 - stay))) * mask
+        return weights / weights.sum(dim=-1, keepdim=True).clamp(min=1e-8), {}

@@ -1,0 +1,100 @@
+"""Training losses: masked mel reconstruction, weighted stop-token BCE, guided attention."""
+
+from __future__ import annotations
+
+import torch
+from torch import nn
+from torch.nn import functional as F
+
+from tts.config import GuidedAttentionConfig, LossConfig
+from tts.errors import TTSError
+from tts.models.layers import sequence_mask
+from tts.models.outputs import ModelOutput
+
+
+def masked_mel_loss(prediction: torch.Tensor, target: torch.Tensor, lengths: torch.Tensor, kind: str = "mse") -> torch.Tensor:
+    """Mean over real frames and mel bins. prediction/target ``(B, n_mels, T_mel)``, lengths ``(B,)``."""
+    mask = sequence_mask(lengths, target.shape[2]).unsqueeze(1).to(prediction.dtype)
+    error = (prediction - target) ** 2 if kind == "mse" else (prediction - target).abs()
+    return (error * mask).sum() / (mask.sum() * target.shape[1])
+
+
+def stop_token_loss(logits: torch.Tensor, frame_targets: torch.Tensor, mel_lengths: torch.Tensor,
+                    pos_weight: float) -> torch.Tensor:
+    """BCE over decoder steps that contain real frames.
+
+    logits ``(B, T_steps)``; frame_targets ``(B, T_mel)`` with 1 from each item's last frame on;
+    step s covers frames ``[s·r, s·r + r)`` and is a stop step if it holds the last frame.
+    """
+    r = frame_targets.shape[1] // logits.shape[1]
+    targets = frame_targets[:, r - 1::r]
+    mask = sequence_mask(torch.div(mel_lengths + r - 1, r, rounding_mode="floor"), logits.shape[1]).to(logits.dtype)
+    weight = torch.tensor(pos_weight, device=logits.device, dtype=logits.dtype)
+    loss = F.binary_cross_entropy_with_logits(logits, targets, pos_weight=weight, reduction="none")
+    return (loss * mask).sum() / mask.sum()
+
+
+def guided_attention_weights(text_lengths: torch.Tensor, step_lengths: torch.Tensor, t_steps: int, t_text: int,
+                             sigma: float) -> torch.Tensor:
+    """Tachibana et al. (2017) penalty ``W[t, n] = 1 − exp(−(n/N − t/T)² / 2σ²)``, zero on padding.
+
+    Returns ``(B, T_steps, T_text)``.
+    """
+    t = torch.arange(t_steps, device=text_lengths.device).view(1, -1, 1) / step_lengths.view(-1, 1, 1)
+    n = torch.arange(t_text, device=text_lengths.device).view(1, 1, -1) / text_lengths.view(-1, 1, 1)
+    weights = 1.0 - torch.exp(-((n - t) ** 2) / (2 * sigma ** 2))
+    mask = sequence_mask(step_lengths, t_steps).unsqueeze(2) & sequence_mask(text_lengths, t_text).unsqueeze(1)
+    return weights * mask
+
+
+def guided_attention_loss(alignments: torch.Tensor, text_lengths: torch.Tensor, step_lengths: torch.Tensor,
+                          sigma: float = 0.4) -> torch.Tensor:
+    """Mean penalty of attention mass away from the diagonal. alignments ``(B, T_steps, T_text)``."""
+    weights = guided_attention_weights(text_lengths, step_lengths, alignments.shape[1], alignments.shape[2], sigma)
+    return (alignments * weights).sum() / step_lengths.sum()
+
+
+def guided_attention_scale(config: GuidedAttentionConfig, step: int) -> float:
+    """Weight of the guided attention term at a training step (0 when disabled or past ``until_step``)."""
+    if not config.enabled or (config.until_step and step >= config.until_step):
+        return 0.0
+    return config.weight * config.decay ** step
+
+
+class TTSLoss(nn.Module):
+    """All loss terms for a :class:`ModelOutput` against a :class:`tts.data.Batch`.
+
+    Returns a dict with ``loss`` (the weighted total) and each term: ``mel``, ``mel_postnet``,
+    ``stop`` and ``guided_attention``.
+    """
+
+    def __init__(self, config: LossConfig):
+        super().__init__()
+        if config.mel_loss not in ("mse", "l1"):
+            raise TTSError(f"loss.mel_loss must be 'mse' or 'l1', got '{config.mel_loss}'")
+        self.config = config
+
+    def forward(self, output: ModelOutput, batch, step: int = 0) -> dict[str, torch.Tensor]:
+        c = self.config
+        terms = {
+            "mel": masked_mel_loss(output.mel_before, batch.mels, batch.mel_lengths, c.mel_loss),
+            "mel_postnet": masked_mel_loss(output.mel_after, batch.mels, batch.mel_lengths, c.mel_loss),
+            "stop": stop_token_loss(output.stop_logits, batch.stop_targets, batch.mel_lengths, c.stop_pos_weight),
+        }
+        total = terms["mel"] + terms["mel_postnet"] + c.stop_weight * terms["stop"]
+        scale = guided_attention_scale(c.guided_attention, step)
+        r = batch.mels.shape[2] // output.stop_logits.shape[1]
+        step_lengths = torch.div(batch.mel_lengths + r - 1, r, rounding_mode="floor")
+        terms["guided_attention"] = guided_attention_loss(output.alignments.float(), batch.text_lengths, step_lengths,
+                                                          c.guided_attention.sigma)
+        if scale > 0:
+            total = total + scale * terms["guided_attention"]
+        terms["loss"] = total
+        return terms
+
+
+def check_finite(terms: dict[str, torch.Tensor], step: int) -> None:
+    """Raise a :class:`TTSError` naming the non-finite terms and the step."""
+    bad = [name for name, value in terms.items() if not bool(torch.isfinite(value).all())]
+    if bad:
+        raise TTSError(f"non-finite loss at step {step}: {', '.join(bad)}")

@@ -1,0 +1,380 @@
+"""The training loop: AMP, DDP, gradient clipping and accumulation, gradual r, validation with
+plots and audio, atomic checkpoints and exact resume.
+
+Exact resume: a checkpoint holds the optimizer step, the epoch, how many batches of the epoch
+were consumed and every RNG state; the batch sampler is a pure function of (seed, epoch) and the
+data loader draws from its own generator, so a resumed run replays the same batches with the
+same dropout masks as an uninterrupted one.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import math
+import os
+import time
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import torch
+import torch.distributed as dist
+from torch.nn.parallel import DistributedDataParallel
+from torch.utils.data import DataLoader
+
+from tts.config import ExperimentConfig, config_from_dict, config_to_dict, save_config
+from tts.data import Collate, FeatureDataset, LengthBucketBatchSampler, feature_dir, read_manifest, require_corpus
+from tts.errors import TTSError
+from tts.models import build_model
+from tts.text import SymbolInventory, Tokenizer
+from tts.training.checkpoint import CheckpointManager, load_checkpoint, rng_state, set_rng_state
+from tts.training.losses import TTSLoss
+from tts.training.optim import build_optimizer, build_scheduler
+
+log = logging.getLogger("tts.train")
+
+
+@dataclass
+class TrainState:
+    step: int = 0
+    epoch: int = 0
+    batch_in_epoch: int = 0
+    best_val_loss: float = math.inf
+    nan_streak: int = 0
+    nan_total: int = 0
+
+
+def _distributed_env() -> tuple[int, int, int]:
+    world = int(os.environ.get("WORLD_SIZE", "1"))
+    return int(os.environ.get("RANK", "0")), world, int(os.environ.get("LOCAL_RANK", "0"))
+
+
+class Trainer:
+    """``Trainer(config, data_root, exp_dir).fit()``; ``resume=True`` continues from the latest checkpoint."""
+
+    def __init__(self, config: ExperimentConfig, data_root: str | Path, exp_dir: str | Path,
+                 resume: bool | str = False, device: str | None = None, progress: bool = True):
+        self.config, self.exp_dir, self.progress = config, Path(exp_dir), progress
+        self.rank, self.world_size, local_rank = _distributed_env()
+        self.device = torch.device(device or (f"cuda:{local_rank}" if torch.cuda.is_available() else "cpu"))
+        if self.world_size > 1 and not dist.is_initialized():
+            dist.init_process_group("nccl" if self.device.type == "cuda" else "gloo")
+        if self.device.type == "cuda":
+            torch.cuda.set_device(self.device)
+        self.is_main = self.rank == 0
+        self.data_root = require_corpus(data_root)
+        self.cache = feature_dir(self.data_root, config.audio, config.text)
+        read_manifest(self.cache)  # fails with a clear line when features are missing
+        self.inventory = SymbolInventory()
+        self.tokenizer = Tokenizer(self.inventory, config.text.mode, config.text.add_eos)
+        self._check_r_schedule()
+        self.train_set = FeatureDataset(self.cache, self.data_root, "train")
+        self.val_set = FeatureDataset(self.cache, self.data_root, "val")
+
+        torch.manual_seed(config.train.seed)
+        self.model = build_model(config.model, len(self.inventory), config.audio.n_mels).to(self.device)
+        self.criterion = TTSLoss(config.loss)
+        self.optimizer = build_optimizer(self.model.parameters(), config.optim)
+        self.scheduler = build_scheduler(self.optimizer, config.optim)
+        self.amp_dtype = self._amp_dtype()
+        self.scaler = torch.amp.GradScaler("cuda", enabled=self.amp_dtype == torch.float16)
+        self.checkpoints = CheckpointManager(self.exp_dir, config.train.keep_last)
+        self.state = TrainState()
+        if resume:
+            self._resume(None if resume is True else Path(resume))
+        elif config.train.warm_start:
+            self._warm_start(Path(config.train.warm_start))
+        self.ddp_model = (DistributedDataParallel(self.model, device_ids=[self.device.index] if self.device.type == "cuda" else None)
+                          if self.world_size > 1 else self.model)
+        self.writer = None
+        if self.is_main:
+            self._prepare_exp_dir()
+
+    # ------------------------------------------------------------------ set-up helpers
+    def _check_r_schedule(self) -> None:
+        t2 = self.config.model.tacotron2
+        max_r = max(t2.reduction_factor, t2.max_reduction_factor)
+        for stage in self.config.train.r_schedule:
+            if not 1 <= stage.r <= max_r:
+                raise TTSError(f"train.r_schedule uses r={stage.r}; set model.tacotron2.max_reduction_factor >= {stage.r}")
+
+    def r_at(self, step: int) -> tuple[int, int]:
+        """Reduction factor and frame budget in force at an optimizer step."""
+        r, frames = self.config.model.tacotron2.reduction_factor, self.config.data.max_frames_per_batch
+        for stage in sorted(self.config.train.r_schedule, key=lambda s: s.step):
+            if stage.step <= step:
+                r, frames = stage.r, stage.max_frames_per_batch
+        return r, frames
+
+    def _amp_dtype(self) -> torch.dtype | None:
+        choice = self.config.train.amp
+        if choice not in ("auto", "off", "bf16", "fp16"):
+            raise TTSError(f"train.amp must be auto, off, bf16 or fp16, got '{choice}'")
+        if choice == "off" or (choice == "auto" and self.device.type != "cuda"):
+            return None
+        if choice == "fp16" and self.device.type != "cuda":
+            raise TTSError("train.amp=fp16 needs a GPU; use bf16 or off on CPU")
+        if choice == "auto":
+            return torch.bfloat16 if torch.cuda.is_bf16_supported() else torch.float16
+        return torch.bfloat16 if choice == "bf16" else torch.float16
+
+    def _prepare_exp_dir(self) -> None:
+        from torch.utils.tensorboard import SummaryWriter
+
+        self.exp_dir.mkdir(parents=True, exist_ok=True)
+        save_config(self.config, self.exp_dir / "config.yaml")
+        handler = logging.FileHandler(self.exp_dir / "train.log")
+        handler.setFormatter(logging.Formatter("%(asctime)s %(levelname)s %(message)s"))
+        log.addHandler(handler)
+        log.setLevel(logging.INFO)
+        self.writer = SummaryWriter(str(self.exp_dir / "tensorboard"), purge_step=self.state.step + 1)
+        n_params = sum(p.numel() for p in self.model.parameters())
+        log.info("model %s (%.2fM parameters, attention %s) on %s, world size %d; %d train / %d val utterances",
+                 self.config.model.name, n_params / 1e6, self.config.model.tacotron2.attention.kind, self.device,
+                 self.world_size, len(self.train_set), len(self.val_set))
+
+    def _payload(self, full: bool = True) -> dict[str, Any]:
+        payload: dict[str, Any] = {
+            "model": self.model.state_dict(), "config": config_to_dict(self.config),
+            "symbols": self.inventory.to_dict(), "model_name": self.config.model.name, "step": self.state.step,
+        }
+        if full:
+            payload.update(optimizer=self.optimizer.state_dict(), scheduler=self.scheduler.state_dict(),
+                           scaler=self.scaler.state_dict(), train_state=vars(self.state).copy(), rng=rng_state())
+        return payload
+
+    def _check_compatible(self, payload: dict[str, Any], path: Path) -> None:
+        if payload.get("symbols", {}).get("symbols") != self.inventory.symbols:
+            raise TTSError(f"{path} was trained with a different symbol inventory; use train.warm_start with "
+                           f"train.ignore_layers=[encoder.embedding] instead of resuming")
+        theirs = config_from_dict(payload["config"]).model
+        ours = self.config.model
+        theirs.tacotron2.reduction_factor = ours.tacotron2.reduction_factor  # r may follow a schedule
+        if theirs != ours:
+            raise TTSError(f"{path} holds a different model ({payload.get('model_name')}, other sizes or attention) "
+                           f"than this config; resume with the config saved next to it")
+
+    def _resume(self, path: Path | None) -> None:
+        path = path or self.checkpoints.latest()
+        if path is None:
+            raise TTSError(f"--resume: no checkpoint_*.pt in {self.exp_dir}")
+        payload = load_checkpoint(path, self.device)
+        self._check_compatible(payload, path)
+        if "optimizer" not in payload:
+            raise TTSError(f"{path} has no training state (a stripped release checkpoint?); use train.warm_start")
+        self.model.load_state_dict(payload["model"])
+        self.optimizer.load_state_dict(payload["optimizer"])
+        self.scheduler.load_state_dict(payload["scheduler"])
+        self.scaler.load_state_dict(payload["scaler"])
+        self.state = TrainState(**payload["train_state"])
+        set_rng_state(payload["rng"])
+        log.info("resumed from %s at step %d (epoch %d, batch %d)", path, self.state.step, self.state.epoch,
+                 self.state.batch_in_epoch)
+
+    def _warm_start(self, path: Path) -> None:
+        payload = load_checkpoint(path, self.device)
+        ignore = tuple(self.config.train.ignore_layers)
+        own = self.model.state_dict()
+        kept = {}
+        for name, tensor in payload["model"].items():
+            if ignore and name.startswith(ignore):
+                continue
+            if name in own and own[name].shape != tensor.shape:
+                raise TTSError(f"warm start: {name} has shape {tuple(tensor.shape)} in {path} but "
+                               f"{tuple(own[name].shape)} here; add it to train.ignore_layers")
+            if name in own:
+                kept[name] = tensor
+        self.model.load_state_dict(kept, strict=False)
+        log.info("warm start from %s: %d tensors loaded, %d left at their initial values", path, len(kept),
+                 len(own) - len(kept))
+
+    def _loader(self, dataset: FeatureDataset, r: int, max_frames: int, shuffle: bool) -> DataLoader:
+        sampler = LengthBucketBatchSampler(
+            dataset.frame_lengths, max_frames, self.config.data.max_batch_size, seed=self.config.train.seed,
+            shuffle=shuffle, bucket_size=self.config.data.max_batch_size * self.config.data.bucket_size_multiplier,
+            rank=self.rank if shuffle else 0, world_size=self.world_size if shuffle else 1)
+        return DataLoader(dataset, batch_sampler=sampler, collate_fn=Collate(r), num_workers=self.config.data.num_workers,
+                          generator=torch.Generator().manual_seed(self.config.train.seed))
+
+    # ------------------------------------------------------------------ training
+    def fit(self) -> TrainState:
+        """Train until ``train.max_steps``; Ctrl-C saves a checkpoint and returns."""
+        try:
+            self._train()
+        except KeyboardInterrupt:
+            if self.is_main:
+                path = self.checkpoints.save(self._payload(), self.state.step)
+                log.warning("interrupted at step %d: saved %s; continue with --resume", self.state.step, path)
+                print(f"interrupted: saved {path}; continue with --resume")
+        finally:
+            if self.writer is not None:
+                self.writer.close()
+        return self.state
+
+    def _train(self) -> None:
+        from tqdm import tqdm
+
+        cfg = self.config.train
+        bar = tqdm(total=cfg.max_steps, initial=self.state.step, desc="train", unit="step",
+                   disable=not (self.progress and self.is_main), dynamic_ncols=True)
+        window_frames, window_start = 0, time.perf_counter()
+        while self.state.step < cfg.max_steps:
+            r, max_frames = self.r_at(self.state.step)
+            self.model.set_reduction_factor(r)
+            loader = self._loader(self.train_set, r, max_frames, shuffle=True)
+            loader.batch_sampler.set_epoch(self.state.epoch, skip=self.state.batch_in_epoch)
+            accumulated, epoch_done = 0, True
+            self.ddp_model.train()
+            for batch in loader:
+                batch = batch.to(self.device)
+                self.state.batch_in_epoch += 1
+                terms = self._forward_backward(batch)
+                accumulated += 1
+                window_frames += batch.n_frames * self.world_size
+                if accumulated < cfg.grad_accum:
+                    continue
+                accumulated = 0
+                grad_norm = self._optimizer_step(terms)
+                if grad_norm is None:
+                    continue
+                bar.update(1)
+                step = self.state.step
+                if step % cfg.log_every == 0 or step == 1:
+                    elapsed = time.perf_counter() - window_start
+                    fps = window_frames / max(elapsed, 1e-9)
+                    self._log_train(terms, grad_norm, fps, r)
+                    bar.set_postfix({k: f"{float(v):.3f}" for k, v in terms.items() if k != "guided_attention"}
+                                    | {"frames/s": f"{fps:.0f}"})
+                    window_frames, window_start = 0, time.perf_counter()
+                if step % cfg.validate_every == 0 or step == cfg.max_steps:
+                    self.validate()
+                    self.ddp_model.train()
+                if self.is_main and (step % cfg.checkpoint_every == 0 or step == cfg.max_steps):
+                    self.checkpoints.save(self._payload(), step)
+                if step >= cfg.max_steps:
+                    epoch_done = False
+                    break
+                if self.r_at(step)[0] != r:  # gradual training: new r → a new epoch with new batches
+                    break
+            if epoch_done:
+                self.state.epoch += 1
+                self.state.batch_in_epoch = 0
+        bar.close()
+        if self.is_main:
+            log.info("finished at step %d (%d non-finite steps skipped)", self.state.step, self.state.nan_total)
+
+    def _autocast(self):
+        return torch.autocast(self.device.type, dtype=self.amp_dtype or torch.float32, enabled=self.amp_dtype is not None)
+
+    def _forward_backward(self, batch) -> dict[str, torch.Tensor]:
+        with self._autocast():
+            output = self.ddp_model(batch)
+            terms = self.criterion(output, batch, self.state.step)
+        finite = torch.isfinite(terms["loss"]).float()
+        if self.world_size > 1:
+            dist.all_reduce(finite, op=dist.ReduceOp.MIN)
+        if finite.item() < 1:
+            terms["loss"] = terms["loss"].detach() * float("nan")
+            return {k: v.detach() for k, v in terms.items()}
+        self.scaler.scale(terms["loss"] / self.config.train.grad_accum).backward()
+        return {k: v.detach() for k, v in terms.items()}
+
+    def _optimizer_step(self, terms: dict[str, torch.Tensor]) -> float | None:
+        """Clip and step; returns the grad norm, or None when the step was skipped as non-finite."""
+        self.scaler.unscale_(self.optimizer)
+        grad_norm = torch.nn.utils.clip_grad_norm_(self.model.parameters(), self.config.train.grad_clip)
+        if not (torch.isfinite(terms["loss"]) and torch.isfinite(grad_norm)):
+            self.optimizer.zero_grad(set_to_none=True)
+            self.scaler.update()
+            self.state.nan_streak += 1
+            self.state.nan_total += 1
+            bad = [k for k, v in terms.items() if not torch.isfinite(v)] or ["gradient norm"]
+            log.warning("step %d: non-finite %s; update skipped (%d in a row)", self.state.step + 1,
+                        ", ".join(bad), self.state.nan_streak)
+            if self.state.nan_streak >= self.config.train.max_nan_steps:
+                raise TTSError(f"loss was NaN/inf for {self.state.nan_streak} steps in a row (at step "
+                               f"{self.state.step + 1}); lower optim.lr or check the features")
+            return None
+        self.scaler.step(self.optimizer)
+        self.scaler.update()
+        self.optimizer.zero_grad(set_to_none=True)
+        self.scheduler.step()
+        self.state.step += 1
+        self.state.nan_streak = 0
+        return float(grad_norm)
+
+    def _log_train(self, terms: dict[str, torch.Tensor], grad_norm: float, fps: float, r: int) -> None:
+        if not self.is_main:
+            return
+        step = self.state.step
+        record = {"step": step, **{k: round(float(v), 6) for k, v in terms.items()}, "grad_norm": round(grad_norm, 4),
+                  "lr": self.scheduler.get_last_lr()[0], "frames_per_s": round(fps, 1), "r": r,
+                  "nan_steps": self.state.nan_total}
+        with open(self.exp_dir / "metrics.jsonl", "a") as fh:
+            fh.write(json.dumps(record) + "\n")
+        for key, value in record.items():
+            if key != "step":
+                self.writer.add_scalar(f"train/{key}", value, step)
+
+    # ------------------------------------------------------------------ validation
+    @torch.no_grad()
+    def validate(self) -> float:
+        """Teacher-forced validation loss; on rank 0 also plots and Griffin-Lim audio of a few utterances."""
+        self.ddp_model.eval()
+        r, _ = self.r_at(self.state.step)
+        loader = self._loader(self.val_set, r, self.config.data.max_frames_per_batch, shuffle=False)
+        totals: dict[str, float] = {}
+        count = 0
+        examples = []
+        for batch in loader:
+            batch = batch.to(self.device)
+            with self._autocast():
+                output = self.model(batch)
+                terms = self.criterion(output, batch, self.state.step)
+            n = len(batch.utterance_ids)
+            for key, value in terms.items():
+                totals[key] = totals.get(key, 0.0) + float(value) * n
+            count += n
+            if len(examples) < self.config.train.n_val_audio:
+                examples.append((batch, output))
+        metrics = {k: v / count for k, v in totals.items()}
+        if self.is_main:
+            self._report_validation(metrics, examples)
+        return metrics["loss"]
+
+    def _report_validation(self, metrics: dict[str, float], examples: list) -> None:
+        from tts.analysis.plots import alignment_figure, figure_to_array, save_figure
+        from tts.audio import GriffinLim, save_wav
+
+        step = self.state.step
+        log.info("validation at step %d: %s", step, ", ".join(f"{k} {v:.4f}" for k, v in metrics.items()))
+        with open(self.exp_dir / "metrics.jsonl", "a") as fh:
+            fh.write(json.dumps({"step": step, "split": "val", **{k: round(v, 6) for k, v in metrics.items()}}) + "\n")
+        for key, value in metrics.items():
+            self.writer.add_scalar(f"val/{key}", value, step)
+        if metrics["loss"] < self.state.best_val_loss:
+            self.state.best_val_loss = metrics["loss"]
+            self.checkpoints.save_best(self._payload(full=False))
+        vocoder = GriffinLim(self.config.audio).to(self.device)
+        r = self.model.reduction_factor
+        for batch, output in examples[: self.config.train.n_val_audio]:
+            i = 0
+            uid = batch.utterance_ids[i]
+            n_text, n_frames = int(batch.text_lengths[i]), int(batch.mel_lengths[i])
+            n_steps = -(-n_frames // r)
+            tokens = self.tokenizer.ids_to_symbols(batch.ids[i, :n_text].tolist())
+            fig = alignment_figure(
+                output.alignments[i, :n_steps, :n_text].float().cpu().numpy(),
+                mel=output.mel_after[i, :, :n_frames].float().cpu().numpy(),
+                target_mel=batch.mels[i, :, :n_frames].cpu().numpy(),
+                stop_probs=torch.sigmoid(output.stop_logits[i, :n_steps].float()).cpu().numpy(),
+                tokens=tokens, reduction_factor=r,
+                title=f"{uid} (teacher-forced), step {step}, val loss {metrics['loss']:.3f}")
+            self.writer.add_image(f"alignment/{uid}", figure_to_array(fig), step, dataformats="HWC")
+            save_figure(fig, self.exp_dir / "plots" / f"step{step:08d}_{uid}.png")
+            inference = self.model.inference(batch.ids[i:i + 1, :n_text], batch.text_lengths[i:i + 1],
+                                             max_decoder_steps=2 * n_steps + 10)
+            wav = vocoder(inference.mel[0, :, : int(inference.lengths[0])].float()).cpu()
+            save_wav(self.exp_dir / "audio" / f"step{step:08d}_{uid}.wav", wav.numpy(), self.config.audio.sample_rate)
+            self.writer.add_audio(f"audio/{uid}", wav, step, sample_rate=self.config.audio.sample_rate)
