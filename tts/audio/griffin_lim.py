@@ -60,6 +60,10 @@ class GriffinLim(nn.Module):
         n_iter = self.config.griffin_lim_iters if n_iter is None else n_iter
         momentum = self.config.griffin_lim_momentum if momentum is None else momentum
         length = (magnitude.shape[-1] - 1) * self.config.hop_length
+        min_frames = self.config.n_fft // self.config.hop_length + 2  # the reflect padding needs this many
+        if magnitude.shape[-1] < min_frames:  # very short mels: pad with silence, cut afterwards
+            padded = nn.functional.pad(magnitude, (0, min_frames - magnitude.shape[-1]))
+            return self.reconstruct(padded, n_iter, momentum, seed)[..., :length]
         generator = torch.Generator(device="cpu").manual_seed(seed)
         phase = torch.rand(magnitude.shape, generator=generator).to(magnitude.device) * (2 * torch.pi)
         angles = torch.polar(torch.ones_like(magnitude), phase)
@@ -79,6 +83,8 @@ class GriffinLim(nn.Module):
             mel = mel.unsqueeze(0)
         magnitude = self.mel_to_magnitude(mel) ** self.config.griffin_lim_power
         wav = self.reconstruct(magnitude, n_iter=n_iter)
+        if wav.shape[-1] == 0:
+            return wav.squeeze(0) if squeeze else wav
         peak = wav.abs().amax(dim=-1, keepdim=True).clamp(min=1e-8)
         wav = wav / peak * torch.clamp(peak, max=0.95)
         return wav.squeeze(0) if squeeze else wav

@@ -224,6 +224,9 @@ class Trainer:
             self.model.set_reduction_factor(r)
             loader = self._loader(self.train_set, r, max_frames, shuffle=True)
             loader.batch_sampler.set_epoch(self.state.epoch, skip=self.state.batch_in_epoch)
+            if self.state.batch_in_epoch == 0 and len(loader.batch_sampler) < cfg.grad_accum:
+                raise TTSError(f"an epoch holds {len(loader.batch_sampler)} batches per process, fewer than "
+                               f"train.grad_accum={cfg.grad_accum}: lower data.max_frames_per_batch or use fewer processes")
             accumulated, epoch_done = 0, True
             self.ddp_model.train()
             for batch in loader:

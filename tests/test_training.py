@@ -1,0 +1,196 @@
+import errno
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+import torch
+import yaml
+
+from conftest import tiny_config_dict
+from tts.config import config_from_dict, load_config
+from tts.errors import ConfigError, TTSError
+from tts.training import checkpoint as ckpt
+from tts.training.optim import lr_multiplier
+from tts.training.trainer import Trainer
+from tts.config import ScheduleConfig
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def make_config(**train):
+    d = tiny_config_dict()
+    d["train"].update(train)
+    return config_from_dict(d)
+
+
+def losses(exp: Path) -> dict[int, float]:
+    records = [json.loads(x) for x in (exp / "metrics.jsonl").read_text().splitlines()]
+    return {r["step"]: r["loss"] for r in records if "split" not in r}
+
+
+def test_training_steps_checkpoint_and_reload(tiny_corpus, tmp_path):
+    config = make_config(max_steps=30, checkpoint_every=15, validate_every=30)
+    Trainer(config, tiny_corpus, tmp_path / "exp", progress=False).fit()
+    exp = tmp_path / "exp"
+    trace = losses(exp)
+    assert sorted(trace) == list(range(1, 31))
+    assert sum(list(trace.values())[-5:]) / 5 < 0.8 * sum(list(trace.values())[:5]) / 5
+    assert sorted(p.name for p in exp.glob("checkpoint_*.pt")) == ["checkpoint_00000015.pt", "checkpoint_00000030.pt"]
+    payload = ckpt.load_checkpoint(exp / "checkpoint_00000030.pt")
+    assert payload["step"] == 30 and payload["symbols"]["symbols"][0] == "_" and "optimizer" in payload
+    assert load_config(exp / "config.yaml") == config
+    assert (exp / "best.pt").is_file() and "optimizer" not in ckpt.load_checkpoint(exp / "best.pt")
+    assert list((exp / "plots").glob("step00000030_*.png")) and list((exp / "audio").glob("step00000030_*.wav"))
+    assert (exp / "train.log").read_text().count("validation at step 30") == 1
+    assert list((exp / "tensorboard").iterdir())
+
+
+def test_resume_is_exact(tiny_corpus, tmp_path):
+    full = make_config(max_steps=8, checkpoint_every=4)
+    Trainer(full, tiny_corpus, tmp_path / "a", progress=False).fit()
+    Trainer(make_config(max_steps=4, checkpoint_every=4), tiny_corpus, tmp_path / "b", progress=False).fit()
+    Trainer(full, tiny_corpus, tmp_path / "b", resume=True, progress=False).fit()
+    a, b = losses(tmp_path / "a"), losses(tmp_path / "b")
+    assert sorted(b) == list(range(1, 9))
+    for step in range(1, 9):
+        assert a[step] == pytest.approx(b[step], rel=1e-6, abs=1e-7), step
+
+
+def test_keyboard_interrupt_saves_and_exits(tiny_corpus, tmp_path, monkeypatch):
+    trainer = Trainer(make_config(max_steps=10, checkpoint_every=100), tiny_corpus, tmp_path / "exp", progress=False)
+    original = trainer._optimizer_step
+
+    def interrupt_at_three(terms):
+        if trainer.state.step == 3:
+            raise KeyboardInterrupt
+        return original(terms)
+
+    monkeypatch.setattr(trainer, "_optimizer_step", interrupt_at_three)
+    state = trainer.fit()
+    assert state.step == 3
+    assert ckpt.load_checkpoint(tmp_path / "exp" / "checkpoint_00000003.pt")["train_state"]["step"] == 3
+
+
+def test_nan_losses_are_skipped_then_stop(tiny_corpus, tmp_path, monkeypatch):
+    trainer = Trainer(make_config(max_steps=10, max_nan_steps=3), tiny_corpus, tmp_path / "exp", progress=False)
+    original = trainer.criterion.forward
+
+    def poisoned(output, batch, step=0):
+        terms = original(output, batch, step)
+        if step >= 2:
+            terms["loss"] = terms["loss"] * float("nan")
+        return terms
+
+    monkeypatch.setattr(trainer.criterion, "forward", poisoned)
+    with pytest.raises(TTSError, match="NaN/inf for 3 steps in a row"):
+        trainer.fit()
+    assert trainer.state.step == 2 and trainer.state.nan_total == 3
+    assert all(torch.isfinite(p).all() for p in trainer.model.parameters())
+
+
+def test_full_disk_keeps_the_previous_checkpoint(tmp_path, monkeypatch):
+    path = tmp_path / "c.pt"
+    ckpt.save_checkpoint({"model": {"w": torch.ones(2)}, "config": {}, "symbols": {}}, path)
+
+    def disk_full(*args, **kwargs):
+        raise OSError(errno.ENOSPC, "No space left on device")
+
+    monkeypatch.setattr(torch, "save", disk_full)
+    with pytest.raises(OSError):
+        ckpt.save_checkpoint({"model": {"w": torch.zeros(2)}, "config": {}, "symbols": {}}, path)
+    assert torch.equal(ckpt.load_checkpoint(path)["model"]["w"], torch.ones(2))
+    assert [p.name for p in tmp_path.iterdir()] == ["c.pt"]
+
+
+def test_bad_checkpoints_are_one_line_errors(tmp_path):
+    (tmp_path / "junk.pt").write_bytes(b"not a checkpoint")
+    with pytest.raises(TTSError, match="not a readable checkpoint"):
+        ckpt.load_checkpoint(tmp_path / "junk.pt")
+    torch.save({"some": "dict"}, tmp_path / "other.pt")
+    with pytest.raises(TTSError, match="not a checkpoint of this toolkit"):
+        ckpt.load_checkpoint(tmp_path / "other.pt")
+    with pytest.raises(TTSError, match="does not exist"):
+        ckpt.load_checkpoint(tmp_path / "missing.pt")
+
+
+def test_resume_with_a_different_model_is_refused(tiny_corpus, tmp_path):
+    Trainer(make_config(max_steps=2, checkpoint_every=2), tiny_corpus, tmp_path / "exp", progress=False).fit()
+    other = make_config(max_steps=4)
+    other.model.tacotron2.attention.kind = "forward"
+    with pytest.raises(TTSError, match="different model"):
+        Trainer(other, tiny_corpus, tmp_path / "exp", resume=True, progress=False)
+
+
+def test_warm_start_ignoring_layers(tiny_corpus, tmp_path):
+    Trainer(make_config(max_steps=2, checkpoint_every=2), tiny_corpus, tmp_path / "a", progress=False).fit()
+    source = ckpt.load_checkpoint(tmp_path / "a" / "checkpoint_00000002.pt")["model"]
+    config = make_config(max_steps=1, warm_start=str(tmp_path / "a" / "checkpoint_00000002.pt"),
+                         ignore_layers=["encoder.embedding"])
+    trainer = Trainer(config, tiny_corpus, tmp_path / "b", progress=False)
+    state = trainer.model.state_dict()
+    assert torch.equal(state["decoder.mel_proj.weight"], source["decoder.mel_proj.weight"])
+    assert not torch.equal(state["encoder.embedding.weight"], source["encoder.embedding.weight"])
+
+
+def test_gradual_reduction_schedule(tiny_corpus, tmp_path):
+    d = tiny_config_dict()
+    d["model"]["tacotron2"].update(reduction_factor=3, max_reduction_factor=3)
+    d["train"].update(max_steps=4, r_schedule=[{"step": 0, "r": 3, "max_frames_per_batch": 2000},
+                                               {"step": 2, "r": 2, "max_frames_per_batch": 1500}])
+    Trainer(config_from_dict(d), tiny_corpus, tmp_path / "exp", progress=False).fit()
+    records = [json.loads(x) for x in (tmp_path / "exp" / "metrics.jsonl").read_text().splitlines()]
+    assert [r["r"] for r in records if "split" not in r] == [3, 3, 2, 2]
+
+
+def test_config_errors_name_the_key(tmp_path):
+    bad = tmp_path / "bad.yaml"
+    bad.write_text(yaml.safe_dump({"model": {"tacotron2": {"attention": {"kindd": "forward"}}}}))
+    with pytest.raises(ConfigError, match="unknown config key 'model.tacotron2.attention.kindd'"):
+        load_config(bad)
+    with pytest.raises(ConfigError, match="'train.max_steps' must be int"):
+        load_config(None, ["train.max_steps=lots"])
+    bad.write_text("model: [unclosed")
+    with pytest.raises(ConfigError, match="not valid YAML"):
+        load_config(bad)
+    assert load_config(ROOT / "configs/tacotron2.yaml", ["model.tacotron2.attention.kind=forward"]).model.tacotron2.attention.kind == "forward"
+
+
+def test_train_cli_errors_are_one_line(tmp_path, tiny_corpus):
+    cfg = tmp_path / "c.yaml"
+    cfg.write_text(yaml.safe_dump({"trian": {}}))
+    out = subprocess.run([sys.executable, "-m", "tts.cli", "train", "--config", str(cfg), "--data", str(tiny_corpus),
+                          "--out", str(tmp_path / "e")], capture_output=True, text=True)
+    assert out.returncode == 2 and out.stderr.startswith("error: unknown config key 'trian'")
+    cfg.write_text(yaml.safe_dump({"audio": {"n_mels": 64}}))
+    out = subprocess.run([sys.executable, "-m", "tts.cli", "train", "--config", str(cfg), "--data", str(tiny_corpus),
+                          "--out", str(tmp_path / "e")], capture_output=True, text=True)
+    assert out.returncode == 2 and "no features" in out.stderr and out.stderr.count("\n") == 1
+
+
+def test_lr_schedules():
+    noam = lr_multiplier(ScheduleConfig(kind="noam", warmup_steps=100), 1e-3)
+    assert noam(0) == pytest.approx(0.01) and noam(99) == pytest.approx(1.0) and noam(399) == pytest.approx(0.5)
+    exp = lr_multiplier(ScheduleConfig(kind="exponential", decay_rate=0.5, decay_steps=10, min_lr=1e-5), 1e-3)
+    assert exp(10) == pytest.approx(0.5) and exp(10_000) == pytest.approx(0.01)
+    step = lr_multiplier(ScheduleConfig(kind="step", step_size=5, gamma=0.1, min_lr=0.0), 1e-3)
+    assert step(4) == 1.0 and step(5) == pytest.approx(0.1)
+
+
+def test_ddp_two_cpu_processes(tiny_corpus, tmp_path):
+    overrides = ["train.max_steps=3", "train.checkpoint_every=3", "train.validate_every=3", "data.num_workers=0",
+                 "data.max_frames_per_batch=400"]
+    cfg = tmp_path / "tiny.yaml"
+    cfg.write_text(yaml.safe_dump(tiny_config_dict()))
+    env = {**os.environ, "OMP_NUM_THREADS": "1"}
+    out = subprocess.run([sys.executable, "-m", "torch.distributed.run", "--nproc_per_node", "2", "--master_port", "29533",
+                          "-m", "tts.cli", "train", "--config", str(cfg), "--data", str(tiny_corpus),
+                          "--out", str(tmp_path / "ddp"), "--no-progress", *overrides],
+                         capture_output=True, text=True, timeout=300, env=env)
+    assert out.returncode == 0, out.stderr[-2000:]
+    exp = tmp_path / "ddp"
+    assert (exp / "checkpoint_00000003.pt").is_file()
+    assert "world size 2" in (exp / "train.log").read_text()
+    assert sorted(losses(exp)) == [1, 2, 3]  # only rank 0 writes
