@@ -120,3 +120,16 @@ def tiny_corpus(tmp_path_factory) -> Path:
     root = make_tiny_corpus(tmp_path_factory.mktemp("tiny_corpus"))
     compute_features(root, config_from_dict(tiny_config_dict()), num_workers=1, progress=False)
     return root
+
+
+@pytest.fixture(scope="session")
+def tiny_experiment(tiny_corpus, tmp_path_factory) -> Path:
+    """An experiment folder trained for a few steps on the tiny corpus (checkpoints at 2 and 4)."""
+    from tts.config import config_from_dict
+    from tts.training.trainer import Trainer
+
+    exp = tmp_path_factory.mktemp("tiny_exp")
+    d = tiny_config_dict()
+    d["train"].update(max_steps=4, checkpoint_every=2, validate_every=2)
+    Trainer(config_from_dict(d), tiny_corpus, exp, progress=False).fit()
+    return exp

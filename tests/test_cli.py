@@ -16,7 +16,7 @@ def run_tts(*args, check=True):
 def test_g2p_command():
     out = run_tts("g2p", "Dr. Smith paid $3.50 for 2 books on March 3rd, 1999.")
     lines = out.stdout.splitlines()
-    assert lines[0] == ("normalized: doctor Smith paid three dollars, fifty cents for two books on "
+    assert lines[0] == ("normalized: Doctor Smith paid three dollars, fifty cents for two books on "
                         "March third, nineteen ninety-nine.")
     assert "{D AA1 K T ER0} {S M IH1 TH} {P EY1 D} {TH R IY1} {D AA1 L ER0 Z}," in lines[1]
     assert lines[2].startswith("ids:") and len(lines[2].split()) > 40

@@ -5,8 +5,8 @@ from tts.text.numbers import cardinal, ordinal, year
 
 CASES = [
     ("Dr. Smith paid $3.50 for 2 books on March 3rd, 1999.",
-     "doctor Smith paid three dollars, fifty cents for two books on March third, nineteen ninety-nine."),
-    ("Mr. and Mrs. Jones", "mister and misess Jones"),
+     "Doctor Smith paid three dollars, fifty cents for two books on March third, nineteen ninety-nine."),
+    ("Mr. and Mrs. Jones", "Mister and Misess Jones"),
     ("St. Patrick lived on Main St.", "Saint Patrick lived on Main street"),
     ("It cost $1.2 million.", "It cost one point two million dollars."),
     ("It cost $1.", "It cost one dollar."),
@@ -47,3 +47,14 @@ def test_emoji_and_long_text_are_handled():
     out = normalize_text(long)
     assert len(long) > 10_000
     assert out.count("nineteen ninety-nine") == 420 and "1" not in out
+
+
+def test_sentence_splitting():
+    from tts.text.sentences import split_sentences
+
+    text = 'Dr. Smith went home. He said "Hi!" Then he left at 3 p.m. and it was 1999. Mr. Jones stayed.'
+    assert split_sentences(text) == ["Doctor Smith went home.", 'He said "Hi!"',
+                                     "Then he left at 3 p.m. and it was 1999.", "Mister Jones stayed."]
+    long = "one, " * 40 + "end."
+    pieces = split_sentences(long, max_words=30)
+    assert all(len(p.split()) <= 30 for p in pieces) and " ".join(pieces).split() == long.split()

@@ -93,6 +93,95 @@ def _cmd_train(args: argparse.Namespace) -> None:
             progress=not args.no_progress).fit()
 
 
+def _read_texts(args: argparse.Namespace) -> list[str]:
+    if args.text is not None:
+        return [args.text]
+    from pathlib import Path
+
+    path = Path(args.text_file)
+    if not path.is_file():
+        raise TTSError(f"text file {path} does not exist")
+    lines = path.read_text(encoding="utf-8", errors="replace").splitlines()
+    texts = [line.strip() for line in lines if line.strip()]
+    if len(texts) < len(lines):
+        print(f"skipped {len(lines) - len(texts)} empty line(s) in {path}")
+    return texts
+
+
+def _window(value: str | None) -> tuple[int, int] | None:
+    if not value:
+        return None
+    try:
+        back, ahead = (int(v) for v in value.split(","))
+    except ValueError:
+        raise TTSError(f"--attention-window wants BACK,AHEAD (e.g. 2,4), got '{value}'") from None
+    return back, ahead
+
+
+def _cmd_synthesize(args: argparse.Namespace) -> int:
+    from tts.synthesis import Synthesizer, write_outputs
+
+    synthesizer = Synthesizer.from_checkpoint(args.checkpoint, device=args.device)
+    texts, valid = _read_texts(args), []
+    for number, text in enumerate(texts, 1):
+        try:
+            synthesizer.prepare(text)
+            valid.append(text)
+        except TTSError as exc:
+            print(f"skipped line {number}: {exc}")
+    if not valid:
+        raise TTSError("no line could be turned into tokens")
+    results = synthesizer(valid, batch_size=args.batch_size, **_synthesis_options(args))
+    summary = write_outputs(results, args.out, synthesizer.step, plots=not args.no_plots,
+                            stop_threshold=args.stop_threshold)
+    for row in summary["utterances"]:
+        flag = f"  [{', '.join(row['failures'])}]" if row["failures"] else ""
+        print(f"{row['wav']}: {row['seconds']:.2f} s audio, RTF {row['rtf']:.3f}{flag}")
+    print(f"total: {summary['audio_seconds']:.2f} s audio in {summary['compute_seconds']:.2f} s "
+          f"(RTF {summary['rtf']:.3f}); {summary['step_limit_hits']} step-limit hit(s)")
+    return 0
+
+
+def _synthesis_options(args: argparse.Namespace) -> dict:
+    return {"stop_threshold": args.stop_threshold, "max_decoder_steps": args.max_steps,
+            "max_frames_per_token": args.max_frames_per_token, "attention_window": _window(args.attention_window),
+            "griffin_lim_iters": args.gl_iters}
+
+
+def _add_synthesis_options(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--stop-threshold", type=float, default=0.5)
+    p.add_argument("--max-steps", type=int, default=2000, help="decoder step limit")
+    p.add_argument("--max-frames-per-token", type=float, default=20.0, help="step limit relative to text length")
+    p.add_argument("--attention-window", help="BACK,AHEAD: keep attention near the previous peak")
+    p.add_argument("--gl-iters", type=int, default=None, help="Griffin-Lim iterations")
+    p.add_argument("--device", default="cpu")
+
+
+def _cmd_evaluate(args: argparse.Namespace) -> None:
+    from tts.analysis.evaluate import evaluate
+    from tts.synthesis import Synthesizer
+
+    synthesizer = Synthesizer.from_checkpoint(args.checkpoint, device=args.device)
+    summary = evaluate(synthesizer, args.data, args.out, split=args.split, limit=args.limit, use_asr=not args.no_asr,
+                       batch_size=args.batch_size, **_synthesis_options(args))
+    print(json.dumps(summary, indent=1))
+    print(f"per-utterance table: {args.out}/utterances.md")
+
+
+def _cmd_plot_alignment(args: argparse.Namespace) -> None:
+    from tts.analysis.inspect import plot_alignments
+
+    out = plot_alignments(args.checkpoint, args.out, text=args.text, data_root=args.data, utterance=args.utterance,
+                          device=args.device, **_synthesis_options(args))
+    print(f"wrote {out}")
+
+
+def _cmd_report(args: argparse.Namespace) -> None:
+    from tts.analysis.report import build_report
+
+    print(f"wrote {build_report(args.exp, args.eval)}")
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="tts", description="Attention-based text-to-speech toolkit")
     parser.add_argument("-v", "--verbose", action="store_true", help="debug logging")
@@ -133,6 +222,42 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--no-progress", action="store_true", help="no progress bar (log files only)")
     p.add_argument("overrides", nargs="*", help="key.path=value overrides, e.g. train.max_steps=1000")
     p.set_defaults(func=_cmd_train)
+
+    p = sub.add_parser("synthesize", help="text → wav (+ mel .npy and alignment plot)")
+    p.add_argument("--checkpoint", help="checkpoint file (default: the bundled model)")
+    group = p.add_mutually_exclusive_group(required=True)
+    group.add_argument("--text")
+    group.add_argument("--text-file", help="one text per line; empty lines are skipped")
+    p.add_argument("--out", required=True, help="output folder, or a .wav path for a single text")
+    _add_synthesis_options(p)
+    p.add_argument("--batch-size", type=int, default=8)
+    p.add_argument("--no-plots", action="store_true")
+    p.set_defaults(func=_cmd_synthesize)
+
+    p = sub.add_parser("evaluate", help="attention failures, MCD and WER on held-out sentences")
+    p.add_argument("--checkpoint", help="checkpoint file (default: the bundled model)")
+    p.add_argument("--data", required=True, help="corpus root with reference recordings")
+    p.add_argument("--split", default="test")
+    p.add_argument("--limit", type=int, help="only the first N utterances of the split")
+    p.add_argument("--out", required=True, help="folder for summary.json, utterances.{csv,md}, wavs and plots")
+    p.add_argument("--no-asr", action="store_true", help="skip the recognizer (no WER/CER)")
+    p.add_argument("--batch-size", type=int, default=8)
+    _add_synthesis_options(p)
+    p.set_defaults(func=_cmd_evaluate)
+
+    p = sub.add_parser("plot-alignment", help="alignment figure of one or several checkpoints")
+    p.add_argument("--checkpoint", nargs="+", required=True, help="one or more checkpoints (side by side)")
+    p.add_argument("--text", help="free text (inference)")
+    p.add_argument("--utterance", help="a validation utterance id (teacher-forced; needs --data)")
+    p.add_argument("--data", help="corpus root with features")
+    p.add_argument("--out", required=True, help="PNG file")
+    _add_synthesis_options(p)
+    p.set_defaults(func=_cmd_plot_alignment)
+
+    p = sub.add_parser("report", help="static HTML report of an experiment folder")
+    p.add_argument("exp")
+    p.add_argument("--eval", help="evaluation folder (default: <exp>/eval)")
+    p.set_defaults(func=_cmd_report)
 
     p = sub.add_parser("bench", help="benchmarks that print JSON")
     p.add_argument("name", choices=["griffin-lim"])

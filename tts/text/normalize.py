@@ -64,13 +64,18 @@ def _ampm(letter: str | None) -> str:
 
 
 def expand_abbreviations(text: str) -> str:
-    """Mr. → mister, St. John → Saint John, Main St. → Main street, No. 5 → number 5."""
+    """Mr. → Mister, St. John → Saint John, Main St. → Main street, No. 5 → number 5."""
     for pattern, words in _LATIN_RE:
         text = pattern.sub(words, text)
     text = _NUMBER_ABBREV_RE.sub("number", text)
     text = _SAINT_RE.sub("Saint", text)
     text = _STREET_RE.sub("street", text)
-    return _ABBREV_RE.sub(lambda m: _ABBREVIATIONS[m.group(1).lower()], text)
+    return _ABBREV_RE.sub(lambda m: _same_case(m.group(1), _ABBREVIATIONS[m.group(1).lower()]), text)
+
+
+def _same_case(original: str, expansion: str) -> str:
+    """Capitalize the expansion when the abbreviation was capitalized (keeps sentence starts visible)."""
+    return expansion[0].upper() + expansion[1:] if original[:1].isupper() else expansion
 
 
 def expand_numbers(text: str) -> str:
@@ -98,7 +103,7 @@ def normalize_text(text: str) -> str:
     """Normalize English text for speech. Keeps case and punctuation; collapses whitespace.
 
     >>> normalize_text("Dr. Smith paid $3.50 on March 3rd, 1999.")
-    'doctor Smith paid three dollars, fifty cents on March third, nineteen ninety-nine.'
+    'Doctor Smith paid three dollars, fifty cents on March third, nineteen ninety-nine.'
     """
     text = to_ascii(text)
     text = expand_abbreviations(text)

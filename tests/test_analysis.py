@@ -1,0 +1,79 @@
+import numpy as np
+import pytest
+
+from tts.analysis import attention_report
+from tts.analysis.plots import alignment_figure
+from tts.analysis.quality import edit_distance, error_rates, mel_cepstral_distortion, normalize_for_scoring
+
+
+def diagonal(steps=60, n=20):
+    a = np.zeros((steps, n))
+    a[np.arange(steps), np.minimum(np.arange(steps) * n // steps, n - 1)] = 1.0
+    return a
+
+
+def test_perfect_diagonal_has_no_failures():
+    report = attention_report(diagonal())
+    assert report.ok and report.failures == []
+    assert report.focus_rate == 1.0 and report.monotonicity == 1.0 and report.diagonal_correlation > 0.99
+    assert report.coverage == 1.0
+
+
+def test_jump_back_is_a_repeat():
+    a = diagonal()
+    back = np.zeros_like(a[:10])
+    back[np.arange(10), np.arange(10) // 2 + 3] = 1.0  # after reaching token ~13, attention returns to 3..7
+    report = attention_report(np.concatenate([a[:40], back, a[40:]]))
+    assert report.repeats == 1 and "repeat (1x)" in report.failures and report.monotonicity < 1
+
+
+def test_never_reaching_the_end_is_an_early_stop():
+    report = attention_report(diagonal()[:30])  # stops half way through the text
+    assert report.early_stop and "early stop" in report.failures and not report.skipped_tokens
+
+
+def test_skipped_tokens_are_found():
+    a = diagonal(60, 20)
+    a[:, 8] = 0.0
+    a[a.sum(axis=1) == 0, 9] = 1.0  # token 8 is never attended
+    report = attention_report(a)
+    assert report.skipped_tokens == [8]
+
+
+def test_step_limit_is_reported():
+    assert attention_report(diagonal(), step_limit_hit=True).failures == ["step limit"]
+
+
+def test_alignment_figure_axes_carry_the_data():
+    a = diagonal(40, 6)
+    mel = np.random.default_rng(0).normal(size=(80, 80))
+    stop = np.linspace(0, 1, 40)
+    tokens = ["HH", "AH0", "L", "OW1", ".", "~"]
+    fig = alignment_figure(a, mel=mel, stop_probs=stop, tokens=tokens, reduction_factor=2, title="hello")
+    mel_ax, att_ax, stop_ax = fig.axes
+    np.testing.assert_array_equal(att_ax.images[0].get_array(), a.T)
+    assert [t.get_text() for t in att_ax.get_yticklabels()] == tokens
+    assert att_ax.get_ylabel() == "input token" and "decoder step" in stop_ax.get_xlabel()
+    np.testing.assert_allclose(stop_ax.lines[0].get_ydata(), stop)
+    assert stop_ax.lines[1].get_ydata()[0] == 0.5  # threshold line
+    assert mel_ax.images[0].get_extent()[1] == pytest.approx(80 / 2 - 0.5)  # mel drawn in decoder steps
+    assert fig._suptitle.get_text() == "hello"
+
+
+def test_error_rates_on_known_strings():
+    assert edit_distance("a b c".split(), "a x c d".split()) == 2
+    wer, cer, *_ = error_rates("The cat sat on the mat.", "the cat sat on a mat")
+    assert wer == pytest.approx(1 / 6)
+    assert error_rates("It costs $5.", "it costs five dollars")[0] == 0.0
+    assert normalize_for_scoring("Dr. Who's 2nd!") == "doctor who's second"
+    assert error_rates("hello world", "")[0] == 1.0
+
+
+def test_mcd_is_zero_for_identical_and_grows_with_distortion():
+    rng = np.random.default_rng(0)
+    mel = rng.normal(-5, 2, size=(80, 100))
+    assert mel_cepstral_distortion(mel, mel) == pytest.approx(0.0, abs=1e-9)
+    stretched = np.repeat(mel, 2, axis=1)  # same content, twice as slow: DTW absorbs it
+    assert mel_cepstral_distortion(stretched, mel) < 1e-6
+    noisy = mel + rng.normal(0, 1, size=mel.shape)
+    assert mel_cepstral_distortion(noisy, mel) > mel_cepstral_distortion(mel + rng.normal(0, 0.2, size=mel.shape), mel)

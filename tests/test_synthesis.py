@@ -1,0 +1,122 @@
+import json
+import subprocess
+import sys
+
+import numpy as np
+import pytest
+import soundfile as sf
+from PIL import Image
+
+from tts.errors import TTSError
+from tts.synthesis import Synthesizer
+
+
+def tts_cli(*args):
+    return subprocess.run([sys.executable, "-m", "tts.cli", *args], capture_output=True, text=True, timeout=300)
+
+
+@pytest.fixture(scope="module")
+def synthesizer(tiny_experiment):
+    return Synthesizer.from_checkpoint(tiny_experiment / "checkpoint_00000004.pt")
+
+
+def test_synthesizer_results_are_consistent(synthesizer):
+    results = synthesizer(["A cat sat.", "Dogs run fast. The sun is hot!"], max_frames_per_token=3)
+    assert [len(r.segments) for r in results] == [1, 2]
+    hop = synthesizer.config.audio.hop_length
+    for r in results:
+        assert r.sample_rate == 22050 and r.waveform.dtype == np.float32
+        assert len(r.waveform) == (r.mel.shape[1] - 1) * hop
+        assert r.alignment.shape == (r.mel.shape[1] // 2, len(r.tokens))
+        assert r.stop_probs.shape == (r.alignment.shape[0],)
+        assert set(r.timings) == {"frontend", "acoustic", "vocoder", "total"} and r.rtf > 0
+    # a barely trained model never stops: every sentence is flagged
+    assert "step limit" in results[1].failures and all(s.report.step_limit_hit for s in results[1].segments)
+
+
+def test_synthesize_cli_writes_wavs_mels_and_plots(tiny_experiment, tmp_path):
+    lines = tmp_path / "lines.txt"
+    lines.write_text("A cat sat on the mat.\n\n   \n?!?\nDogs run fast. Birds fly south.\n")
+    out = tts_cli("synthesize", "--checkpoint", str(tiny_experiment / "checkpoint_00000004.pt"), "--text-file",
+                  str(lines), "--out", str(tmp_path / "out"), "--max-frames-per-token", "3", "--gl-iters", "4")
+    assert out.returncode == 0, out.stderr
+    assert "skipped 2 empty line(s)" in out.stdout and "skipped line 2: text has nothing to speak" in out.stdout
+    assert "RTF" in out.stdout and "step-limit hit(s)" in out.stdout
+    summary = json.loads((tmp_path / "out" / "summary.json").read_text())
+    assert len(summary["utterances"]) == 2 and summary["step_limit_hits"] == 2
+    for name in ("utt001", "utt002"):
+        wav, sr = sf.read(tmp_path / "out" / f"{name}.wav")
+        mel = np.load(tmp_path / "out" / f"{name}.npy")
+        assert sr == 22050 and mel.shape[0] == 80 and len(wav) == (mel.shape[1] - 1) * 256
+        assert Image.open(tmp_path / "out" / f"{name}.png").size[0] >= 800
+
+
+def test_synthesize_single_wav_path(tiny_experiment, tmp_path):
+    out = tts_cli("synthesize", "--checkpoint", str(tiny_experiment / "checkpoint_00000004.pt"), "--text", "Hi there.",
+                  "--out", str(tmp_path / "hi.wav"), "--max-frames-per-token", "2", "--gl-iters", "2", "--no-plots")
+    assert out.returncode == 0, out.stderr
+    assert (tmp_path / "hi.wav").is_file() and not (tmp_path / "hi.png").exists()
+
+
+def test_bad_checkpoints_are_one_line(tmp_path):
+    out = tts_cli("synthesize", "--checkpoint", str(tmp_path / "nope.pt"), "--text", "Hi.", "--out", str(tmp_path))
+    assert out.returncode == 2 and out.stderr.strip() == f"error: checkpoint {tmp_path / 'nope.pt'} does not exist"
+    (tmp_path / "fake.pt").write_text("hello")
+    out = tts_cli("synthesize", "--checkpoint", str(tmp_path / "fake.pt"), "--text", "Hi.", "--out", str(tmp_path))
+    assert out.returncode == 2 and "not a readable checkpoint" in out.stderr and out.stderr.count("\n") == 1
+
+
+def test_incompatible_checkpoint_is_refused(tiny_experiment, tmp_path):
+    import torch
+
+    payload = torch.load(tiny_experiment / "checkpoint_00000004.pt", weights_only=True)
+    payload["config"]["model"]["tacotron2"]["decoder_rnn_dim"] = 32
+    torch.save(payload, tmp_path / "bad.pt")
+    with pytest.raises(TTSError, match="does not match this code"):
+        Synthesizer.from_checkpoint(tmp_path / "bad.pt")
+    payload["config"]["model"]["tacotron2"]["futuristic_option"] = 1
+    torch.save(payload, tmp_path / "bad.pt")
+    with pytest.raises(TTSError, match="incompatible version"):
+        Synthesizer.from_checkpoint(tmp_path / "bad.pt")
+
+
+def test_plot_alignment_teacher_forced_and_side_by_side(tiny_experiment, tiny_corpus, tmp_path):
+    ckpts = [str(tiny_experiment / f"checkpoint_0000000{s}.pt") for s in (2, 4)]
+    out = tts_cli("plot-alignment", "--checkpoint", ckpts[1], "--data", str(tiny_corpus), "--utterance", "TINY-0008",
+                  "--out", str(tmp_path / "tf.png"))
+    assert out.returncode == 0, out.stderr
+    out = tts_cli("plot-alignment", "--checkpoint", *ckpts, "--text", "A cat sat.", "--out", str(tmp_path / "grid.png"),
+                  "--max-frames-per-token", "3", "--gl-iters", "2")
+    assert out.returncode == 0, out.stderr
+    assert Image.open(tmp_path / "grid.png").size[0] > Image.open(tmp_path / "tf.png").size[0] * 0.8
+    out = tts_cli("plot-alignment", "--checkpoint", ckpts[1], "--data", str(tiny_corpus), "--utterance", "NOPE",
+                  "--out", str(tmp_path / "x.png"))
+    assert out.returncode == 2 and "NOPE is not in the 'val' split" in out.stderr
+
+
+def test_evaluate_and_report(tiny_experiment, tiny_corpus, tmp_path):
+    from tts.analysis.evaluate import evaluate
+    from tts.analysis.report import build_report
+
+    synth = Synthesizer.from_checkpoint(tiny_experiment / "checkpoint_00000004.pt")
+    summary = evaluate(synth, tiny_corpus, tiny_experiment / "eval", split="test", use_asr=False, progress=False,
+                       max_frames_per_token=3, griffin_lim_iters=2)
+    assert summary["utterances"] == 1 and summary["mcd_db"] > 0
+    assert summary["attention_failures"]["step_limit_hits"] == 1 and summary["utterances_with_failures"] == 1
+    table = (tiny_experiment / "eval" / "utterances.md").read_text()
+    assert "TINY-0010" in table and "mcd_db" in table
+    page = build_report(tiny_experiment).read_text()
+    assert "losses.png" in page and "step00000002_" in page and "step00000004_" in page
+    assert "<audio controls" in page and "TINY-0010" in page
+
+
+def test_evaluate_with_the_recognizer(tiny_experiment, tiny_corpus, tmp_path):
+    pytest.importorskip("faster_whisper")
+    from tts.analysis.evaluate import evaluate
+
+    synth = Synthesizer.from_checkpoint(tiny_experiment / "checkpoint_00000004.pt")
+    summary = evaluate(synth, tiny_corpus, tmp_path / "eval", split="test", progress=False,
+                       max_frames_per_token=3, griffin_lim_iters=2)
+    assert 0 <= summary["reference_wer"] and summary["wer"] >= 0 and "wer_ratio_to_reference" in summary
+    row = json.loads((tmp_path / "eval" / "utterances.json").read_text())[0]
+    assert {"transcript", "reference_transcript", "wer", "cer"} <= set(row)

@@ -1,0 +1,234 @@
+"""Text → wav with a trained checkpoint: ``Synthesizer.from_checkpoint(path)(texts)``.
+
+Each text is split into sentences; all sentences of all texts are batched through the
+acoustic model (each stops on its own), vocoded with Griffin-Lim, and joined per text with
+short pauses. Every :class:`Result` carries the audio, the mel, the joined alignment (a
+block diagonal over the sentences), the tokens, per-sentence attention reports and timings.
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import numpy as np
+import torch
+
+from tts.analysis.metrics import AttentionReport, attention_report
+from tts.audio import GriffinLim
+from tts.config import ExperimentConfig, config_from_dict
+from tts.errors import ConfigError, TTSError
+from tts.models import build_model
+from tts.models.tacotron2 import MEL_PAD_VALUE
+from tts.text import SymbolInventory, TokenizedText, Tokenizer
+from tts.text.sentences import split_sentences
+from tts.training.checkpoint import load_checkpoint
+
+PRETRAINED = Path(__file__).parent / "pretrained" / "tacotron2_synthetic.pt"
+
+
+@dataclass
+class Segment:
+    """One sentence: alignment ``(T_steps, T_text)``, mel ``(n_mels, T_mel)``, stop probs ``(T_steps,)``."""
+
+    text: str
+    tokens: TokenizedText
+    mel: np.ndarray
+    alignment: np.ndarray
+    stop_probs: np.ndarray
+    report: AttentionReport
+
+
+@dataclass
+class Result:
+    """One input text. waveform ``(T_wav,)``; mel ``(n_mels, T_mel)`` of all sentences with pauses;
+    alignment block-diagonal ``(T_steps_total, T_text_total)`` (pause steps attend nowhere)."""
+
+    text: str
+    waveform: np.ndarray
+    sample_rate: int
+    mel: np.ndarray
+    alignment: np.ndarray
+    stop_probs: np.ndarray
+    segments: list[Segment]
+    reduction_factor: int = 1
+    timings: dict[str, float] = field(default_factory=dict)
+
+    @property
+    def tokens(self) -> list[str]:
+        return [s for seg in self.segments for s in seg.tokens.symbols + ["~"]]
+
+    @property
+    def failures(self) -> list[str]:
+        return sorted({f.split(" (")[0] for seg in self.segments for f in seg.report.failures})
+
+    @property
+    def duration(self) -> float:
+        return len(self.waveform) / self.sample_rate
+
+    @property
+    def rtf(self) -> float:
+        return self.timings.get("total", 0.0) / max(self.duration, 1e-9)
+
+    def figure(self, checkpoint_step: int | None = None, stop_threshold: float = 0.5):
+        """Alignment figure: mel on top, attention with token labels, stop curve below."""
+        from tts.analysis.plots import alignment_figure
+
+        reports = "; ".join(seg.report.summary() for seg in self.segments[:3])
+        step = f" · step {checkpoint_step}" if checkpoint_step is not None else ""
+        text = self.text if len(self.text) <= 110 else self.text[:107] + "..."
+        return alignment_figure(self.alignment, mel=self.mel, stop_probs=self.stop_probs, tokens=self.tokens,
+                                title=f"{text}{step}\n{reports}", stop_threshold=stop_threshold,
+                                reduction_factor=self.reduction_factor)
+
+
+class Synthesizer:
+    """Batched text-to-speech with one acoustic model and Griffin-Lim."""
+
+    def __init__(self, model: torch.nn.Module, config: ExperimentConfig, inventory: SymbolInventory,
+                 device: str = "cpu", step: int = 0):
+        self.model = model.to(device).eval()
+        self.config, self.device, self.step = config, torch.device(device), step
+        self.tokenizer = Tokenizer(inventory, config.text.mode, config.text.add_eos)
+        self.vocoder = GriffinLim(config.audio).to(device)
+
+    @classmethod
+    def from_checkpoint(cls, path: str | Path | None = None, device: str = "cpu") -> "Synthesizer":
+        """Load a training or release checkpoint (``None``: the bundled model)."""
+        if path is None:
+            if not PRETRAINED.is_file():
+                raise TTSError(f"the bundled model {PRETRAINED} is missing: restore it with "
+                               f"'git checkout -- {PRETRAINED.relative_to(PRETRAINED.parents[2])}' or train one "
+                               f"with 'bash egs/synthetic/run.sh' and pass --checkpoint")
+            path = PRETRAINED
+        payload = load_checkpoint(path, "cpu")
+        try:
+            config = config_from_dict(payload["config"])
+        except ConfigError as exc:
+            raise TTSError(f"{path} was written by an incompatible version of this toolkit ({exc})") from None
+        inventory = SymbolInventory.from_dict(payload["symbols"])
+        model = build_model(config.model, len(inventory), config.audio.n_mels)
+        state = {k: v.float() if v.is_floating_point() else v for k, v in payload["model"].items()}
+        try:
+            model.load_state_dict(state)
+        except RuntimeError as exc:
+            raise TTSError(f"{path} does not match this code's {config.model.name} "
+                           f"({str(exc).splitlines()[0][:160]})") from None
+        return cls(model, config, inventory, device, int(payload.get("step", 0)))
+
+    def prepare(self, text: str) -> list[TokenizedText]:
+        """Split into sentences and tokenize; raises :class:`TTSError` if nothing is speakable."""
+        pieces = []
+        for sentence in split_sentences(text):
+            try:
+                pieces.append(self.tokenizer.encode_verbose(sentence))
+            except TTSError:
+                continue  # a piece of pure punctuation between sentences
+        if not pieces:
+            self.tokenizer.encode_verbose(text)  # raises the frontend's own message
+        return pieces
+
+    @torch.no_grad()
+    def __call__(self, texts: str | list[str], batch_size: int = 8, stop_threshold: float = 0.5,
+                 max_decoder_steps: int = 2000, max_frames_per_token: float = 20.0,
+                 attention_window: tuple[int, int] | None = None, griffin_lim_iters: int | None = None,
+                 pause_seconds: float = 0.25) -> list[Result]:
+        if isinstance(texts, str):
+            texts = [texts]
+        start = time.perf_counter()
+        prepared = [self.prepare(t) for t in texts]
+        frontend_s = time.perf_counter() - start
+        flat = [(ti, si, tok) for ti, pieces in enumerate(prepared) for si, tok in enumerate(pieces)]
+        order = sorted(range(len(flat)), key=lambda k: len(flat[k][2].ids), reverse=True)
+        segments: dict[tuple[int, int], Segment] = {}
+        t0 = time.perf_counter()
+        for b in range(0, len(order), batch_size):
+            chunk = [flat[k] for k in order[b:b + batch_size]]
+            lengths = torch.tensor([len(c[2].ids) for c in chunk])
+            ids = torch.zeros(len(chunk), int(lengths.max()), dtype=torch.long)
+            for i, c in enumerate(chunk):
+                ids[i, : len(c[2].ids)] = torch.tensor(c[2].ids)
+            out = self.model.inference(ids.to(self.device), lengths.to(self.device), stop_threshold=stop_threshold,
+                                       max_decoder_steps=max_decoder_steps, max_frames_per_token=max_frames_per_token,
+                                       attention_window=attention_window)
+            r = self.model.reduction_factor
+            for i, (ti, si, tok) in enumerate(chunk):
+                frames = int(out.lengths[i])
+                steps = frames // r
+                alignment = out.alignments[i, :steps, : len(tok.ids)].float().cpu().numpy()
+                segments[(ti, si)] = Segment(
+                    text=tok.text, tokens=tok, mel=out.mel[i, :, :frames].float().cpu().numpy(), alignment=alignment,
+                    stop_probs=out.stop_probs[i, :steps].float().cpu().numpy(),
+                    report=attention_report(alignment, step_limit_hit=bool(out.hit_limit[i])))
+        acoustic_s = time.perf_counter() - t0
+        results = []
+        for ti, text in enumerate(texts):
+            segs = [segments[(ti, si)] for si in range(len(prepared[ti]))]
+            t1 = time.perf_counter()
+            mel, alignment, stops = self._join(segs, pause_seconds)
+            wav = self.vocoder(torch.from_numpy(mel).to(self.device), n_iter=griffin_lim_iters).cpu().numpy()
+            vocoder_s = time.perf_counter() - t1
+            share = len(segs) / max(len(flat), 1)
+            timings = {"frontend": frontend_s * share, "acoustic": acoustic_s * share, "vocoder": vocoder_s}
+            timings["total"] = sum(timings.values())
+            results.append(Result(text, wav, self.config.audio.sample_rate, mel, alignment, stops, segs,
+                                  self.model.reduction_factor, timings))
+        return results
+
+    def _join(self, segments: list[Segment], pause_seconds: float) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """Concatenate sentences with pauses: mel, block-diagonal alignment, stop probabilities."""
+        r = self.model.reduction_factor
+        pause_steps = int(round(pause_seconds * self.config.audio.sample_rate / self.config.audio.hop_length / r))
+        n_mels = self.config.audio.n_mels
+        mels, blocks, stops = [], [], []
+        n_text = sum(s.alignment.shape[1] for s in segments)
+        offset = 0
+        for k, seg in enumerate(segments):
+            if k:
+                mels.append(np.full((n_mels, pause_steps * r), MEL_PAD_VALUE, dtype=np.float32))
+                blocks.append(np.zeros((pause_steps, n_text), dtype=np.float32))
+                stops.append(np.zeros(pause_steps, dtype=np.float32))
+            mels.append(seg.mel)
+            block = np.zeros((seg.alignment.shape[0], n_text), dtype=np.float32)
+            block[:, offset: offset + seg.alignment.shape[1]] = seg.alignment
+            blocks.append(block)
+            stops.append(seg.stop_probs)
+            offset += seg.alignment.shape[1]
+        return np.concatenate(mels, axis=1), np.concatenate(blocks, axis=0), np.concatenate(stops)
+
+
+def write_outputs(results: list[Result], out: str | Path, checkpoint_step: int | None = None, plots: bool = True,
+                  stop_threshold: float = 0.5) -> dict:
+    """Write ``<name>.wav``, ``<name>.npy`` (mel) and ``<name>.png`` (alignment) per result plus
+    ``summary.json``. ``out`` ending in ``.wav`` names the file of a single result."""
+    import json
+
+    from tts.analysis.plots import save_figure
+    from tts.audio import save_wav
+
+    out = Path(out)
+    if out.suffix == ".wav":
+        if len(results) != 1:
+            raise TTSError(f"--out {out} names one wav but there are {len(results)} texts: give a folder")
+        folder, names = out.parent, [out.stem]
+    else:
+        folder, names = out, [f"utt{i:03d}" for i in range(1, len(results) + 1)]
+    folder.mkdir(parents=True, exist_ok=True)
+    rows = []
+    for name, result in zip(names, results):
+        save_wav(folder / f"{name}.wav", result.waveform, result.sample_rate)
+        np.save(folder / f"{name}.npy", result.mel.astype(np.float32))
+        if plots:
+            save_figure(result.figure(checkpoint_step, stop_threshold), folder / f"{name}.png")
+        rows.append({"name": name, "wav": str(folder / f"{name}.wav"), "text": result.text,
+                     "seconds": round(result.duration, 3), "rtf": round(result.rtf, 4),
+                     "timings": {k: round(v, 4) for k, v in result.timings.items()}, "failures": result.failures,
+                     "sentences": [seg.report.to_dict() for seg in result.segments]})
+    audio = sum(r["seconds"] for r in rows)
+    compute = sum(r["timings"]["total"] for r in rows)
+    summary = {"checkpoint_step": checkpoint_step, "utterances": rows, "audio_seconds": round(audio, 3),
+               "compute_seconds": round(compute, 3), "rtf": round(compute / max(audio, 1e-9), 4),
+               "step_limit_hits": sum("step limit" in r["failures"] for r in rows)}
+    (folder / "summary.json").write_text(json.dumps(summary, indent=1))
+    return summary
