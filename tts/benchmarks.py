@@ -71,3 +71,70 @@ def bench_griffin_lim(seconds: float = 10.0, iters: int = 64, threads: int = 2,
                     "spectral_convergence": round(float(spectral_convergence(magnitude, ref_wav, stft)), 5)},
         "speedup": round(ref_s / ours_s, 2),
     }
+
+
+def bench_tacotron2(threads: int = 2, config_path: str | None = None, train_steps: int = 3,
+                    inference_steps: int = 100, seed: int = 0) -> dict:
+    """Tacotron2 speed on this machine: training mel frames/s (batch 8, text 80–120 tokens, mel
+    400–600 frames, Adam, clipping 1.0) and inference ms per decoder step at batch 1 and 16,
+    in fp32 and with int8 weights. Default sizes: NVIDIA's (configs/tacotron2.yaml)."""
+    from tts.config import load_config
+    from tts.data import Batch
+    from tts.models import Tacotron2
+    from tts.models.quantize import quantize_int8
+    from tts.training.losses import TTSLoss
+
+    torch.set_num_threads(threads)
+    torch.manual_seed(seed)
+    config = load_config(config_path or Path(__file__).resolve().parents[1] / "configs" / "tacotron2.yaml")
+    model = Tacotron2(config.model.tacotron2, n_symbols=148, n_mels=config.audio.n_mels)
+    r = model.reduction_factor
+    g = torch.Generator().manual_seed(seed)
+    text_lengths = torch.randint(80, 121, (8,), generator=g).sort(descending=True).values
+    mel_lengths = torch.randint(400, 601, (8,), generator=g)
+    t_mel = int(mel_lengths.max()) + (-int(mel_lengths.max())) % r
+    ids = torch.randint(3, 148, (8, int(text_lengths.max())), generator=g) * (
+        torch.arange(int(text_lengths.max()))[None] < text_lengths[:, None])
+    stop = (torch.arange(t_mel)[None] >= mel_lengths[:, None] - 1).float()
+    batch = Batch(ids, text_lengths, torch.randn(8, config.audio.n_mels, t_mel, generator=g) - 5, mel_lengths, stop,
+                  [str(i) for i in range(8)])
+    criterion = TTSLoss(config.loss)
+    optimizer = torch.optim.Adam(model.parameters(), lr=1e-3)
+    model.train()
+    times = []
+    for _ in range(train_steps + 1):  # the first step warms up allocators
+        start = time.perf_counter()
+        loss = criterion(model(batch), batch)["loss"]
+        optimizer.zero_grad()
+        loss.backward()
+        torch.nn.utils.clip_grad_norm_(model.parameters(), 1.0)
+        optimizer.step()
+        times.append(time.perf_counter() - start)
+    train_s = float(np.median(times[1:]))
+    model.eval()
+    text = torch.randint(3, 148, (1, 100), generator=g)
+
+    def ms_per_step(m, batch_size: int) -> float:
+        x = text.repeat(batch_size, 1)
+        m.inference(x, stop_threshold=2.0, max_decoder_steps=5)
+        start = time.perf_counter()
+        out = m.inference(x, stop_threshold=2.0, max_decoder_steps=inference_steps)
+        return (time.perf_counter() - start) / out.alignments.shape[1] * 1e3
+
+    import logging
+
+    logging.getLogger("tts.models.tacotron2").setLevel(logging.ERROR)  # every run hits the step limit on purpose
+    int8 = quantize_int8(model)
+    result = {
+        "threads": threads, "parameters_millions": round(sum(p.numel() for p in model.parameters()) / 1e6, 2),
+        "reduction_factor": r, "attention": config.model.tacotron2.attention.kind,
+        "train": {"batch": 8, "frames": int(mel_lengths.sum()), "seconds_per_step": round(train_s, 3),
+                  "mel_frames_per_second": round(float(mel_lengths.sum()) / train_s, 1)},
+        "inference_ms_per_decoder_step": {
+            "fp32_batch1": round(ms_per_step(model, 1), 3), "fp32_batch16": round(ms_per_step(model, 16), 3),
+            "int8_batch1": round(ms_per_step(int8, 1), 3), "int8_batch16": round(ms_per_step(int8, 16), 3)},
+    }
+    steps = result["inference_ms_per_decoder_step"]
+    hop_ms = 1000 * config.audio.hop_length / config.audio.sample_rate
+    result["inference_realtime_factor_batch1"] = {k: round(steps[f"{k}_batch1"] / (hop_ms * r), 3) for k in ("fp32", "int8")}
+    return result

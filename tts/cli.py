@@ -69,6 +69,8 @@ def _cmd_bench(args: argparse.Namespace) -> None:
     if args.name == "griffin-lim":
         result = benchmarks.bench_griffin_lim(seconds=args.seconds, iters=args.iters, threads=args.threads,
                                               wav_path=args.wav)
+    else:
+        result = benchmarks.bench_tacotron2(threads=args.threads, config_path=args.config)
     print(json.dumps(result, indent=2))
 
 
@@ -108,20 +110,20 @@ def _read_texts(args: argparse.Namespace) -> list[str]:
     return texts
 
 
-def _window(value: str | None) -> tuple[int, int] | None:
+def _pair(value: str | None, option: str) -> tuple[int, int] | None:
     if not value:
         return None
     try:
-        back, ahead = (int(v) for v in value.split(","))
+        first, second = (int(v) for v in value.split(","))
     except ValueError:
-        raise TTSError(f"--attention-window wants BACK,AHEAD (e.g. 2,4), got '{value}'") from None
-    return back, ahead
+        raise TTSError(f"{option} wants two integers separated by a comma (e.g. 2,4), got '{value}'") from None
+    return first, second
 
 
 def _cmd_synthesize(args: argparse.Namespace) -> int:
     from tts.synthesis import Synthesizer, write_outputs
 
-    synthesizer = Synthesizer.from_checkpoint(args.checkpoint, device=args.device)
+    synthesizer = Synthesizer.from_checkpoint(args.checkpoint, device=args.device, int8=args.int8)
     texts, valid = _read_texts(args), []
     for number, text in enumerate(texts, 1):
         try:
@@ -144,7 +146,8 @@ def _cmd_synthesize(args: argparse.Namespace) -> int:
 
 def _synthesis_options(args: argparse.Namespace) -> dict:
     return {"stop_threshold": args.stop_threshold, "max_decoder_steps": args.max_steps,
-            "max_frames_per_token": args.max_frames_per_token, "attention_window": _window(args.attention_window),
+            "max_frames_per_token": args.max_frames_per_token,
+            "attention_window": _pair(args.attention_window, "--attention-window"),
             "griffin_lim_iters": args.gl_iters}
 
 
@@ -155,13 +158,14 @@ def _add_synthesis_options(p: argparse.ArgumentParser) -> None:
     p.add_argument("--attention-window", help="BACK,AHEAD: keep attention near the previous peak")
     p.add_argument("--gl-iters", type=int, default=None, help="Griffin-Lim iterations")
     p.add_argument("--device", default="cpu")
+    p.add_argument("--int8", action="store_true", help="int8 weights for faster CPU inference")
 
 
 def _cmd_evaluate(args: argparse.Namespace) -> None:
     from tts.analysis.evaluate import evaluate
     from tts.synthesis import Synthesizer
 
-    synthesizer = Synthesizer.from_checkpoint(args.checkpoint, device=args.device)
+    synthesizer = Synthesizer.from_checkpoint(args.checkpoint, device=args.device, int8=args.int8)
     summary = evaluate(synthesizer, args.data, args.out, split=args.split, limit=args.limit, use_asr=not args.no_asr,
                        batch_size=args.batch_size, **_synthesis_options(args))
     print(json.dumps(summary, indent=1))
@@ -172,7 +176,8 @@ def _cmd_plot_alignment(args: argparse.Namespace) -> None:
     from tts.analysis.inspect import plot_alignments
 
     out = plot_alignments(args.checkpoint, args.out, text=args.text, data_root=args.data, utterance=args.utterance,
-                          device=args.device, **_synthesis_options(args))
+                          device=args.device, int8=args.int8, head=_pair(args.head, "--head"),
+                          all_heads=args.all_heads, **_synthesis_options(args))
     print(f"wrote {out}")
 
 
@@ -251,6 +256,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--utterance", help="a validation utterance id (teacher-forced; needs --data)")
     p.add_argument("--data", help="corpus root with features")
     p.add_argument("--out", required=True, help="PNG file")
+    p.add_argument("--head", help="LAYER,HEAD of a Transformer-TTS encoder-decoder attention")
+    p.add_argument("--all-heads", action="store_true", help="grid of every layer and head (Transformer-TTS)")
     _add_synthesis_options(p)
     p.set_defaults(func=_cmd_plot_alignment)
 
@@ -260,7 +267,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.set_defaults(func=_cmd_report)
 
     p = sub.add_parser("bench", help="benchmarks that print JSON")
-    p.add_argument("name", choices=["griffin-lim"])
+    p.add_argument("name", choices=["griffin-lim", "tacotron2"])
+    p.add_argument("--config", help="tacotron2: model config (default: configs' NVIDIA sizes)")
     p.add_argument("--seconds", type=float, default=10.0)
     p.add_argument("--iters", type=int, default=64)
     p.add_argument("--threads", type=int, default=2)

@@ -116,11 +116,50 @@ class Tacotron2Config:
 
 
 @dataclass
+class TransformerTTSConfig:
+    """Transformer-TTS (Li et al. 2019); defaults are the paper's sizes (6+6 layers, 8 heads, d 512).
+
+    ``guided_heads`` lists ``[layer, head]`` pairs of encoder-decoder attention (negative layers
+    count from the end) that the guided attention loss is applied to.
+    """
+
+    embedding_dim: int = 512
+    encoder_prenet_layers: int = 3
+    encoder_prenet_kernel_size: int = 5
+    encoder_prenet_dropout: float = 0.1
+    d_model: int = 512
+    heads: int = 8
+    encoder_layers: int = 6
+    decoder_layers: int = 6
+    ffn_dim: int = 2048
+    dropout: float = 0.1
+    norm_first: bool = True
+    decoder_prenet_dims: list[int] = field(default_factory=lambda: [256, 256])
+    decoder_prenet_dropout: float = 0.5
+    reduction_factor: int = 1
+    max_reduction_factor: int = 0
+    postnet_layers: int = 5
+    postnet_channels: int = 256
+    postnet_kernel_size: int = 5
+    postnet_dropout: float = 0.5
+    positional_alpha: float = 1.0
+    guided_heads: list[list[int]] = field(default_factory=lambda: [[-1, 0], [-1, 1], [-2, 0], [-2, 1]])
+
+
+@dataclass
 class ModelConfig:
-    """Which acoustic model to build and its sizes."""
+    """Which acoustic model to build (``tacotron2`` or ``transformer_tts``) and its sizes."""
 
     name: str = "tacotron2"
     tacotron2: Tacotron2Config = field(default_factory=Tacotron2Config)
+    transformer_tts: TransformerTTSConfig = field(default_factory=TransformerTTSConfig)
+
+    @property
+    def active(self) -> Tacotron2Config | TransformerTTSConfig:
+        """The section of the model named by ``name``."""
+        if self.name not in ("tacotron2", "transformer_tts"):
+            raise ConfigError(f"model.name must be tacotron2 or transformer_tts, got '{self.name}'")
+        return getattr(self, self.name)
 
 
 @dataclass

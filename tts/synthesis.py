@@ -20,6 +20,7 @@ from tts.audio import GriffinLim
 from tts.config import ExperimentConfig, config_from_dict
 from tts.errors import ConfigError, TTSError
 from tts.models import build_model
+from tts.models.quantize import quantize_int8
 from tts.models.tacotron2 import MEL_PAD_VALUE
 from tts.text import SymbolInventory, TokenizedText, Tokenizer
 from tts.text.sentences import split_sentences
@@ -38,6 +39,7 @@ class Segment:
     alignment: np.ndarray
     stop_probs: np.ndarray
     report: AttentionReport
+    attention_heads: np.ndarray | None = None  # multi-head models: (L, H, T_steps, T_text)
 
 
 @dataclass
@@ -87,15 +89,18 @@ class Synthesizer:
     """Batched text-to-speech with one acoustic model and Griffin-Lim."""
 
     def __init__(self, model: torch.nn.Module, config: ExperimentConfig, inventory: SymbolInventory,
-                 device: str = "cpu", step: int = 0):
-        self.model = model.to(device).eval()
+                 device: str = "cpu", step: int = 0, int8: bool = False):
+        if int8 and torch.device(device).type != "cpu":
+            raise TTSError("int8 inference runs on the CPU only; drop --int8 or use --device cpu")
+        self.model = quantize_int8(model) if int8 else model.to(device).eval()
         self.config, self.device, self.step = config, torch.device(device), step
         self.tokenizer = Tokenizer(inventory, config.text.mode, config.text.add_eos)
         self.vocoder = GriffinLim(config.audio).to(device)
 
     @classmethod
-    def from_checkpoint(cls, path: str | Path | None = None, device: str = "cpu") -> "Synthesizer":
-        """Load a training or release checkpoint (``None``: the bundled model)."""
+    def from_checkpoint(cls, path: str | Path | None = None, device: str = "cpu", int8: bool = False) -> "Synthesizer":
+        """Load a training or release checkpoint (``None``: the bundled model); ``int8`` quantizes
+        the decoder's weights for faster CPU inference."""
         if path is None:
             if not PRETRAINED.is_file():
                 raise TTSError(f"the bundled model {PRETRAINED} is missing: restore it with "
@@ -115,7 +120,7 @@ class Synthesizer:
         except RuntimeError as exc:
             raise TTSError(f"{path} does not match this code's {config.model.name} "
                            f"({str(exc).splitlines()[0][:160]})") from None
-        return cls(model, config, inventory, device, int(payload.get("step", 0)))
+        return cls(model, config, inventory, device, int(payload.get("step", 0)), int8)
 
     def prepare(self, text: str) -> list[TokenizedText]:
         """Split into sentences and tokenize; raises :class:`TTSError` if nothing is speakable."""
@@ -160,7 +165,9 @@ class Synthesizer:
                 segments[(ti, si)] = Segment(
                     text=tok.text, tokens=tok, mel=out.mel[i, :, :frames].float().cpu().numpy(), alignment=alignment,
                     stop_probs=out.stop_probs[i, :steps].float().cpu().numpy(),
-                    report=attention_report(alignment, step_limit_hit=bool(out.hit_limit[i])))
+                    report=attention_report(alignment, step_limit_hit=bool(out.hit_limit[i])),
+                    attention_heads=(out.attention_heads[i, :, :, :steps, : len(tok.ids)].float().cpu().numpy()
+                                     if out.attention_heads is not None else None))
         acoustic_s = time.perf_counter() - t0
         results = []
         for ti, text in enumerate(texts):

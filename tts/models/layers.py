@@ -1,4 +1,4 @@
-"""Layers shared by the acoustic models: masked conv blocks, prenet, postnet, zoneout LSTM cell."""
+"""Layers shared by the acoustic models: masked conv blocks, prenet, postnet, zoneout."""
 
 from __future__ import annotations
 
@@ -64,23 +64,12 @@ class Postnet(nn.Module):
         return x
 
 
-class ZoneoutLSTMCell(nn.LSTMCell):
-    """LSTM cell with zoneout (Krueger et al. 2017): each unit keeps its previous value with
-    probability ``zoneout`` in training and by that expected fraction at inference."""
-
-    def __init__(self, input_size: int, hidden_size: int, zoneout: float = 0.0):
-        super().__init__(input_size, hidden_size)
-        self.zoneout = zoneout
-
-    def forward(self, x: torch.Tensor, state: tuple[torch.Tensor, torch.Tensor]) -> tuple[torch.Tensor, torch.Tensor]:
-        h, c = super().forward(x, state)
-        if self.zoneout > 0:
-            if self.training:
-                keep_h = torch.rand_like(h) < self.zoneout
-                keep_c = torch.rand_like(c) < self.zoneout
-                h = torch.where(keep_h, state[0], h)
-                c = torch.where(keep_c, state[1], c)
-            else:
-                h = self.zoneout * state[0] + (1 - self.zoneout) * h
-                c = self.zoneout * state[1] + (1 - self.zoneout) * c
-        return h, c
+def zoneout(new: tuple[torch.Tensor, torch.Tensor], old: tuple[torch.Tensor, torch.Tensor], p: float,
+            training: bool) -> tuple[torch.Tensor, torch.Tensor]:
+    """Zoneout (Krueger et al. 2017) on an LSTM state ``(h, c)``: in training each unit keeps its
+    previous value with probability ``p``; at inference the expected mix is used."""
+    if p <= 0:
+        return new
+    if training:
+        return tuple(torch.where(torch.rand_like(n) < p, o, n) for n, o in zip(new, old))  # type: ignore[return-value]
+    return tuple(p * o + (1 - p) * n for n, o in zip(new, old))  # type: ignore[return-value]

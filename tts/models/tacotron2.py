@@ -17,7 +17,7 @@ from torch.nn.utils.rnn import pack_padded_sequence, pad_packed_sequence
 from tts.config import Tacotron2Config
 from tts.errors import TTSError
 from tts.models.attention import build_attention
-from tts.models.layers import ConvBlock, Postnet, Prenet, ZoneoutLSTMCell, sequence_mask
+from tts.models.layers import ConvBlock, Postnet, Prenet, sequence_mask, zoneout
 from tts.models.outputs import InferenceOutput, ModelOutput
 
 log = logging.getLogger(__name__)
@@ -54,9 +54,10 @@ class Decoder(nn.Module):
         self.max_r = max(c.reduction_factor, c.max_reduction_factor)
         memory_dim = c.encoder_lstm_dim
         self.prenet = Prenet(n_mels, c.prenet_dims, c.prenet_dropout, c.prenet_dropout_at_inference)
-        self.attention_rnn = ZoneoutLSTMCell(c.prenet_dims[-1] + memory_dim, c.attention_rnn_dim, c.zoneout)
+        self.attention_rnn = nn.LSTMCell(c.prenet_dims[-1] + memory_dim, c.attention_rnn_dim)
         self.attention = build_attention(c.attention, c.attention_rnn_dim, memory_dim)
-        self.decoder_rnn = ZoneoutLSTMCell(c.attention_rnn_dim + memory_dim, c.decoder_rnn_dim, c.zoneout)
+        self.decoder_rnn = nn.LSTMCell(c.attention_rnn_dim + memory_dim, c.decoder_rnn_dim)
+        self.zoneout = c.zoneout
         self.rnn_dropout = nn.Dropout(c.rnn_dropout)
         self.mel_proj = nn.Linear(c.decoder_rnn_dim + memory_dim, n_mels * self.max_r)
         self.stop_proj = nn.Linear(c.decoder_rnn_dim + memory_dim, 1)
@@ -79,10 +80,12 @@ class Decoder(nn.Module):
 
     def step(self, prenet_out: torch.Tensor, state: dict) -> tuple[torch.Tensor, torch.Tensor, dict]:
         """One decoder step: prenet output ``(B, P)`` → hidden ``(B, D_dec + D_enc)``, weights ``(B, T_text)``."""
-        att_h, att_c = self.attention_rnn(torch.cat([prenet_out, state["context"]], dim=-1), state["attention_rnn"])
+        att_hc = self.attention_rnn(torch.cat([prenet_out, state["context"]], dim=-1), state["attention_rnn"])
+        att_h, att_c = zoneout(att_hc, state["attention_rnn"], self.zoneout, self.training)
         att_h = self.rnn_dropout(att_h)
         context, weights, att_state = self.attention(att_h, state["attention"])
-        dec_h, dec_c = self.decoder_rnn(torch.cat([att_h, context], dim=-1), state["decoder_rnn"])
+        dec_hc = self.decoder_rnn(torch.cat([att_h, context], dim=-1), state["decoder_rnn"])
+        dec_h, dec_c = zoneout(dec_hc, state["decoder_rnn"], self.zoneout, self.training)
         dec_h = self.rnn_dropout(dec_h)
         new_state = {"attention_rnn": (att_h, att_c), "decoder_rnn": (dec_h, dec_c),
                      "context": context, "attention": att_state}

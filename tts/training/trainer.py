@@ -93,15 +93,16 @@ class Trainer:
 
     # ------------------------------------------------------------------ set-up helpers
     def _check_r_schedule(self) -> None:
-        t2 = self.config.model.tacotron2
-        max_r = max(t2.reduction_factor, t2.max_reduction_factor)
+        section = self.config.model.active
+        max_r = max(section.reduction_factor, section.max_reduction_factor)
         for stage in self.config.train.r_schedule:
             if not 1 <= stage.r <= max_r:
-                raise TTSError(f"train.r_schedule uses r={stage.r}; set model.tacotron2.max_reduction_factor >= {stage.r}")
+                raise TTSError(f"train.r_schedule uses r={stage.r}; set model.{self.config.model.name}"
+                               f".max_reduction_factor >= {stage.r}")
 
     def r_at(self, step: int) -> tuple[int, int]:
         """Reduction factor and frame budget in force at an optimizer step."""
-        r, frames = self.config.model.tacotron2.reduction_factor, self.config.data.max_frames_per_batch
+        r, frames = self.config.model.active.reduction_factor, self.config.data.max_frames_per_batch
         for stage in sorted(self.config.train.r_schedule, key=lambda s: s.step):
             if stage.step <= step:
                 r, frames = stage.r, stage.max_frames_per_batch
@@ -130,8 +131,10 @@ class Trainer:
         log.setLevel(logging.INFO)
         self.writer = SummaryWriter(str(self.exp_dir / "tensorboard"), purge_step=self.state.step + 1)
         n_params = sum(p.numel() for p in self.model.parameters())
+        section = self.config.model.active
+        attention = section.attention.kind if hasattr(section, "attention") else "multi-head"
         log.info("model %s (%.2fM parameters, attention %s) on %s, world size %d; %d train / %d val utterances",
-                 self.config.model.name, n_params / 1e6, self.config.model.tacotron2.attention.kind, self.device,
+                 self.config.model.name, n_params / 1e6, attention, self.device,
                  self.world_size, len(self.train_set), len(self.val_set))
 
     def _payload(self, full: bool = True) -> dict[str, Any]:
@@ -150,7 +153,8 @@ class Trainer:
                            f"train.ignore_layers=[encoder.embedding] instead of resuming")
         theirs = config_from_dict(payload["config"]).model
         ours = self.config.model
-        theirs.tacotron2.reduction_factor = ours.tacotron2.reduction_factor  # r may follow a schedule
+        if theirs.name == ours.name:
+            theirs.active.reduction_factor = ours.active.reduction_factor  # r may follow a schedule
         if theirs != ours:
             raise TTSError(f"{path} holds a different model ({payload.get('model_name')}, other sizes or attention) "
                            f"than this config; resume with the config saved next to it")
@@ -319,6 +323,9 @@ class Trainer:
         for key, value in record.items():
             if key != "step":
                 self.writer.add_scalar(f"train/{key}", value, step)
+        for name, module in self.model.named_modules():  # Transformer-TTS: the positional-encoding scales
+            if hasattr(module, "alpha") and isinstance(module.alpha, torch.nn.Parameter):
+                self.writer.add_scalar(f"alpha/{name}", float(module.alpha), step)
 
     # ------------------------------------------------------------------ validation
     @torch.no_grad()

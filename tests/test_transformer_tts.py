@@ -1,0 +1,145 @@
+import pytest
+import torch
+
+from conftest import tiny_config_dict
+from tts.analysis import attention_report
+from tts.config import TransformerTTSConfig, config_from_dict
+from tts.data import Batch, Collate, FeatureDataset, feature_dir
+from tts.errors import TTSError
+from tts.models import TransformerTTS, build_model
+from tts.training.losses import TTSLoss
+
+
+def small(**overrides) -> TransformerTTSConfig:
+    c = TransformerTTSConfig(embedding_dim=64, d_model=64, heads=4, encoder_layers=2, decoder_layers=2, ffn_dim=128,
+                             decoder_prenet_dims=[64, 64], postnet_layers=3, postnet_channels=64, reduction_factor=2,
+                             guided_heads=[[-1, 0], [-1, 1]])
+    for key, value in overrides.items():
+        setattr(c, key, value)
+    return c
+
+
+def random_batch(r=2):
+    g = torch.Generator().manual_seed(0)
+    lengths, frames = torch.tensor([9, 6, 3]), torch.tensor([20, 13, 7])
+    ids = torch.randint(3, 100, (3, 9), generator=g) * (torch.arange(9)[None] < lengths[:, None])
+    mels = torch.randn(3, 80, 20, generator=g)
+    stop = (torch.arange(20)[None] >= frames[:, None] - 1).float()
+    return Batch(ids, lengths, mels, frames, stop, ["a", "b", "c"])
+
+
+def test_shapes_and_heads():
+    model = TransformerTTS(small(), n_symbols=130)
+    out = model(random_batch())
+    assert out.mel_after.shape == (3, 80, 20) and out.stop_logits.shape == (3, 10)
+    assert out.alignments.shape == (3, 10, 9) and out.attention_heads.shape == (3, 2, 4, 10, 9)
+    torch.testing.assert_close(out.attention_heads.sum(-1), torch.ones(3, 2, 4, 10))
+    assert float(out.attention_heads.detach()[1, ..., 6:].abs().max()) == 0.0  # padded text never attended
+    terms = TTSLoss(config_from_dict({}).loss)(out, random_batch())
+    terms["loss"].backward()
+    assert model.encoder_position.alpha.grad is not None and model.decoder_position.alpha.grad is not None
+
+
+def test_default_config_is_the_papers():
+    c = TransformerTTSConfig()
+    assert (c.encoder_layers, c.decoder_layers, c.heads, c.d_model) == (6, 6, 8, 512)
+
+
+def test_causal_mask_future_frames_do_not_change_the_past():
+    torch.manual_seed(0)
+    model = TransformerTTS(small(), n_symbols=130).eval()
+    batch = random_batch()
+    out1 = model(batch)
+    changed = random_batch()
+    changed.mels[:, :, 12:] += 5.0  # frames of steps 6.. (their inputs feed steps 7..)
+    out2 = model(changed)
+    torch.testing.assert_close(out1.mel_before[:, :, :14], out2.mel_before[:, :, :14])
+    assert not torch.allclose(out1.mel_before[:, :, 16:], out2.mel_before[:, :, 16:])
+
+
+def test_cached_inference_equals_uncached():
+    torch.manual_seed(0)
+    model = TransformerTTS(small(), n_symbols=130).eval()
+    batch = random_batch()
+    a = model.inference(batch.ids, batch.text_lengths, stop_threshold=2.0, max_frames_per_token=3)
+    b = model.inference(batch.ids, batch.text_lengths, stop_threshold=2.0, max_frames_per_token=3, use_cache=False)
+    torch.testing.assert_close(a.mel, b.mel, atol=1e-4, rtol=1e-4)
+    torch.testing.assert_close(a.attention_heads, b.attention_heads, atol=1e-5, rtol=1e-4)
+    assert a.alignments.shape == (3, a.attention_heads.shape[3], 9)
+
+
+def test_alpha_is_trainable_and_positions_extend():
+    model = TransformerTTS(small(), n_symbols=130)
+    optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
+    before = float(model.decoder_position.alpha)
+    TTSLoss(config_from_dict({}).loss)(model(random_batch()), random_batch())["loss"].backward()
+    optimizer.step()
+    assert float(model.decoder_position.alpha) != before
+    x = torch.zeros(1, 3000, 64)
+    assert model.encoder_position(x).shape == (1, 3000, 64)  # beyond the initial 1024-row table
+
+
+def test_bad_inputs():
+    model = TransformerTTS(small(), n_symbols=130).eval()
+    with pytest.raises(TTSError, match="outside the inventory"):
+        model.inference(torch.tensor([[5, 300]]))
+    with pytest.raises(TTSError, match="empty input"):
+        model.inference(torch.zeros(1, 0, dtype=torch.long))
+    with pytest.raises(TTSError, match="head outside"):
+        TransformerTTS(small(guided_heads=[[0, 9]]), n_symbols=130)
+
+
+def test_overfits_two_utterances_with_a_diagonal_head(tiny_corpus):
+    torch.manual_seed(0)
+    d = tiny_config_dict()
+    d["model"] = {"name": "transformer_tts", "transformer_tts": {
+        "embedding_dim": 64, "d_model": 64, "heads": 2, "encoder_layers": 2, "decoder_layers": 2, "ffn_dim": 128,
+        "decoder_prenet_dims": [64, 64], "postnet_layers": 3, "postnet_channels": 64, "reduction_factor": 2,
+        "dropout": 0.0, "guided_heads": [[-1, 0]]}}
+    d["loss"] = {"guided_attention": {"weight": 10.0}}
+    config = config_from_dict(d)
+    ds = FeatureDataset(feature_dir(tiny_corpus, config.audio, config.text), tiny_corpus, "train")
+    batch = Collate(2)([ds[0], ds[2]])
+    model = build_model(config.model, 148, 80)
+    optimizer = torch.optim.Adam(model.parameters(), 5e-4)
+    criterion = TTSLoss(config.loss)
+    for step in range(250):
+        terms = criterion(model(batch), batch, step)
+        optimizer.zero_grad()
+        terms["loss"].backward()
+        torch.nn.utils.clip_grad_norm_(model.parameters(), 1.0)
+        optimizer.step()
+    model.eval()
+    heads = model(batch).attention_heads.detach()
+    for i in range(2):
+        steps = (int(batch.mel_lengths[i]) + 1) // 2
+        reports = [attention_report(heads[i, l, h, :steps, : int(batch.text_lengths[i])].numpy())
+                   for l in range(2) for h in range(2)]
+        best = max(reports, key=lambda r: r.diagonal_correlation * r.focus_rate)
+        assert best.diagonal_correlation > 0.85 and best.focus_rate > 0.5, best.summary()
+
+
+def test_transformer_trains_synthesizes_and_plots_heads(tiny_corpus, tmp_path):
+    """Same Trainer, Synthesizer and plots as Tacotron2: only the config changes."""
+    import subprocess
+    import sys
+
+    from tts.synthesis import Synthesizer
+    from tts.training.trainer import Trainer
+
+    d = tiny_config_dict()
+    d["model"] = {"name": "transformer_tts", "transformer_tts": {
+        "embedding_dim": 32, "d_model": 32, "heads": 2, "encoder_layers": 1, "decoder_layers": 2, "ffn_dim": 64,
+        "decoder_prenet_dims": [32, 32], "postnet_layers": 2, "postnet_channels": 32, "reduction_factor": 2}}
+    d["optim"] = {"schedule": {"kind": "noam", "warmup_steps": 10}}
+    d["train"].update(max_steps=2, checkpoint_every=2)
+    Trainer(config_from_dict(d), tiny_corpus, tmp_path / "exp", progress=False).fit()
+    ckpt = tmp_path / "exp" / "checkpoint_00000002.pt"
+    result = Synthesizer.from_checkpoint(ckpt)(["A cat sat."], max_frames_per_token=2, griffin_lim_iters=2)[0]
+    assert result.segments[0].attention_heads.shape[:2] == (2, 2)
+    assert result.alignment.shape[1] == len(result.tokens)
+    for extra in (["--all-heads"], ["--head", "1,0"]):
+        out = subprocess.run([sys.executable, "-m", "tts.cli", "plot-alignment", "--checkpoint", str(ckpt), "--text",
+                              "A cat sat.", "--max-frames-per-token", "2", "--gl-iters", "2", "--out",
+                              str(tmp_path / "h.png"), *extra], capture_output=True, text=True)
+        assert out.returncode == 0, out.stderr
