@@ -9,6 +9,11 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+from tts.data.toy import make_toy_corpus as make_tiny_corpus
+from tts.data.toy import tone_speech
+
+__all__ = ["make_tiny_corpus", "tiny_config_dict", "tone_speech"]
+
 SR = 22050
 
 
@@ -39,64 +44,6 @@ def speech_wav(tmp_path_factory) -> Path:
 
 
 # --------------------------------------------------------------------------- tiny corpus
-TINY_TEXTS = [
-    "A cat sat on the mat.",
-    'He said "hello" to me.',
-    "Dogs run fast.",
-    "The sun is hot today.",
-    "We met at 10:45.",
-    "Birds fly south in the fall.",
-    "It's a big red box.",
-    "I see two blue cars.",
-    "She reads a good book.",
-    "Fish swim in the lake.",
-]
-
-
-def tone_speech(text: str, sr: int = SR, seconds_per_symbol: float = 0.06) -> np.ndarray:
-    """Audio in which every phoneme of ``text`` is a distinct harmonic tone (spaces are pauses):
-    a learnable, perfectly monotonic text-to-audio mapping for alignment tests."""
-    from tts.text import Tokenizer
-
-    tokenizer = Tokenizer()
-    symbols = tokenizer.encode_verbose(text).symbols
-    n = int(seconds_per_symbol * sr)
-    t = np.arange(n) / sr
-    ramp = np.minimum(1.0, np.minimum(np.arange(n), np.arange(n)[::-1]) / (0.01 * sr))
-    pieces = [np.zeros(int(0.05 * sr))]
-    for symbol in symbols:
-        if symbol == " " or not tokenizer.inventory.is_phoneme(symbol):
-            pieces.append(np.zeros(n // 2))
-            continue
-        k = tokenizer.inventory.id(symbol)
-        f0 = 110.0 + 9.0 * (k % 40)
-        tilt = 0.5 + (k % 7) / 7
-        tone = sum(np.sin(2 * np.pi * f0 * h * t) / h ** tilt for h in range(1, 12) if f0 * h < 7000)
-        pieces.append(ramp * tone)
-    pieces.append(np.zeros(int(0.05 * sr)))
-    wav = np.concatenate(pieces)
-    return (0.6 * wav / np.abs(wav).max()).astype(np.float32)
-
-
-def make_tiny_corpus(root: Path, texts: list[str] = TINY_TEXTS, val: int = 2, test: int = 1) -> Path:
-    """An LJSpeech-format corpus of tone speech (metadata with quotes, wavs, splits)."""
-    import soundfile as sf
-
-    (root / "wavs").mkdir(parents=True, exist_ok=True)
-    lines, ids = [], []
-    for i, text in enumerate(texts, 1):
-        uid = f"TINY-{i:04d}"
-        sf.write(root / "wavs" / f"{uid}.wav", tone_speech(text), SR, subtype="PCM_16")
-        lines.append(f"{uid}|{text}|{text}")
-        ids.append(uid)
-    (root / "metadata.csv").write_text("\n".join(lines) + "\n")
-    (root / "splits").mkdir(exist_ok=True)
-    (root / "splits" / "train.txt").write_text("\n".join(ids[: len(ids) - val - test]) + "\n")
-    (root / "splits" / "val.txt").write_text("\n".join(ids[len(ids) - val - test: len(ids) - test]) + "\n")
-    (root / "splits" / "test.txt").write_text("\n".join(ids[len(ids) - test:]) + "\n")
-    return root
-
-
 def tiny_config_dict() -> dict:
     """A small, fast model configuration for tests."""
     return {

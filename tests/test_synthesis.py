@@ -120,3 +120,27 @@ def test_evaluate_with_the_recognizer(tiny_experiment, tiny_corpus, tmp_path):
     assert 0 <= summary["reference_wer"] and summary["wer"] >= 0 and "wer_ratio_to_reference" in summary
     row = json.loads((tmp_path / "eval" / "utterances.json").read_text())[0]
     assert {"transcript", "reference_transcript", "wer", "cer"} <= set(row)
+
+
+def test_export_release_checkpoint(tiny_experiment, tmp_path):
+    import torch
+
+    out = tts_cli("export", str(tiny_experiment / "checkpoint_00000004.pt"), "--out", str(tmp_path / "release.pt"))
+    assert out.returncode == 0, out.stderr
+    payload = torch.load(tmp_path / "release.pt", weights_only=True)
+    assert "optimizer" not in payload and payload["step"] == 4
+    assert all(v.dtype == torch.float16 for v in payload["model"].values() if v.is_floating_point())
+    full = Synthesizer.from_checkpoint(tiny_experiment / "checkpoint_00000004.pt")
+    half = Synthesizer.from_checkpoint(tmp_path / "release.pt")
+    a = full(["A cat sat."], max_frames_per_token=2, griffin_lim_iters=2)[0]
+    b = half(["A cat sat."], max_frames_per_token=2, griffin_lim_iters=2)[0]
+    assert np.abs(a.mel - b.mel).mean() < 0.05
+    assert (tmp_path / "release.pt").stat().st_size < 0.6 * (tiny_experiment / "checkpoint_00000004.pt").stat().st_size
+
+
+def test_int8_inference_is_close_to_fp32(synthesizer, tiny_experiment):
+    int8 = Synthesizer.from_checkpoint(tiny_experiment / "checkpoint_00000004.pt", int8=True)
+    a = synthesizer(["Dogs run fast."], max_frames_per_token=2, griffin_lim_iters=2)[0]
+    b = int8(["Dogs run fast."], max_frames_per_token=2, griffin_lim_iters=2)[0]
+    assert a.mel.shape == b.mel.shape
+    assert np.abs(a.mel - b.mel).mean() < 0.1 * np.abs(a.mel).mean()

@@ -69,8 +69,10 @@ def _cmd_bench(args: argparse.Namespace) -> None:
     if args.name == "griffin-lim":
         result = benchmarks.bench_griffin_lim(seconds=args.seconds, iters=args.iters, threads=args.threads,
                                               wav_path=args.wav)
-    else:
+    elif args.name == "tacotron2":
         result = benchmarks.bench_tacotron2(threads=args.threads, config_path=args.config)
+    else:
+        result = benchmarks.bench_attention(max_steps=args.max_steps, threads=args.threads)
     print(json.dumps(result, indent=2))
 
 
@@ -181,6 +183,15 @@ def _cmd_plot_alignment(args: argparse.Namespace) -> None:
     print(f"wrote {out}")
 
 
+def _cmd_export(args: argparse.Namespace) -> None:
+    from pathlib import Path
+
+    from tts.training.checkpoint import export_release
+
+    out = export_release(args.checkpoint, args.out, half=not args.fp32)
+    print(f"wrote {out} ({Path(out).stat().st_size / 1e6:.1f} MB)")
+
+
 def _cmd_report(args: argparse.Namespace) -> None:
     from tts.analysis.report import build_report
 
@@ -261,13 +272,20 @@ def build_parser() -> argparse.ArgumentParser:
     _add_synthesis_options(p)
     p.set_defaults(func=_cmd_plot_alignment)
 
+    p = sub.add_parser("export", help="strip a checkpoint for release (no optimizer, float16 weights)")
+    p.add_argument("checkpoint")
+    p.add_argument("--out", required=True)
+    p.add_argument("--fp32", action="store_true", help="keep float32 weights")
+    p.set_defaults(func=_cmd_export)
+
     p = sub.add_parser("report", help="static HTML report of an experiment folder")
     p.add_argument("exp")
     p.add_argument("--eval", help="evaluation folder (default: <exp>/eval)")
     p.set_defaults(func=_cmd_report)
 
     p = sub.add_parser("bench", help="benchmarks that print JSON")
-    p.add_argument("name", choices=["griffin-lim", "tacotron2"])
+    p.add_argument("name", choices=["griffin-lim", "tacotron2", "attention"])
+    p.add_argument("--max-steps", type=int, default=400, help="attention: training steps per mechanism")
     p.add_argument("--config", help="tacotron2: model config (default: configs' NVIDIA sizes)")
     p.add_argument("--seconds", type=float, default=10.0)
     p.add_argument("--iters", type=int, default=64)

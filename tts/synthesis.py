@@ -238,4 +238,21 @@ def write_outputs(results: list[Result], out: str | Path, checkpoint_step: int |
                "compute_seconds": round(compute, 3), "rtf": round(compute / max(audio, 1e-9), 4),
                "step_limit_hits": sum("step limit" in r["failures"] for r in rows)}
     (folder / "summary.json").write_text(json.dumps(summary, indent=1))
+    _write_index(folder, rows, plots)
     return summary
+
+
+def _write_index(folder: Path, rows: list[dict], plots: bool) -> None:
+    """``index.html``: an audio player and the alignment plot per utterance (static, opens from disk)."""
+    import html
+
+    items = []
+    for row in rows:
+        flags = f" <b style='color:#b00'>[{', '.join(row['failures'])}]</b>" if row["failures"] else ""
+        image = f"<br><img src='{row['name']}.png' style='max-width:100%'>" if plots else ""
+        items.append(f"<h3>{row['name']}{flags}</h3><p>{html.escape(row['text'])}</p>"
+                     f"<audio controls src='{row['name']}.wav'></audio> {row['seconds']:.2f} s, RTF {row['rtf']:.3f}"
+                     f"{image}")
+    (folder / "index.html").write_text("<!doctype html><html><head><meta charset='utf-8'><title>synthesis</title>"
+                                       "</head><body style='font-family:sans-serif;max-width:1200px;margin:2em'>"
+                                       + "".join(items) + "</body></html>")

@@ -109,3 +109,13 @@ class CheckpointManager:
 
     def save_best(self, payload: dict[str, Any]) -> Path:
         return save_checkpoint(payload, self.folder / "best.pt")
+
+
+def export_release(source: str | Path, destination: str | Path, half: bool = True) -> Path:
+    """Strip a training checkpoint to what synthesis needs (weights, config, symbols, step),
+    with float16 weights when ``half``; the result loads with ``Synthesizer.from_checkpoint``."""
+    payload = load_checkpoint(source)
+    weights = {k: v.half() if half and v.is_floating_point() else v for k, v in payload["model"].items()}
+    release = {"model": weights, "config": payload["config"], "symbols": payload["symbols"],
+               "model_name": payload.get("model_name"), "step": payload.get("step", 0)}
+    return save_checkpoint(release, destination)
