@@ -12,7 +12,7 @@ import pytest
 from tts.data.toy import make_toy_corpus as make_tiny_corpus
 from tts.data.toy import tone_speech
 
-__all__ = ["make_tiny_corpus", "tiny_config_dict", "tone_speech"]
+__all__ = ["make_tiny_corpus", "overfit", "tiny_config_dict", "tone_speech"]
 
 SR = 22050
 
@@ -80,3 +80,23 @@ def tiny_experiment(tiny_corpus, tmp_path_factory) -> Path:
     d["train"].update(max_steps=4, checkpoint_every=2, validate_every=2)
     Trainer(config_from_dict(d), tiny_corpus, exp, progress=False).fit()
     return exp
+
+
+def overfit(model, batch, loss_config, steps: int, lr: float) -> dict:
+    """Train ``model`` on one batch for ``steps`` Adam steps (clip 1.0); returns the last loss terms
+    and the first mel loss."""
+    import torch
+
+    from tts.training.losses import TTSLoss
+
+    optimizer = torch.optim.Adam(model.parameters(), lr)
+    criterion = TTSLoss(loss_config)
+    first = None
+    for step in range(steps):
+        terms = criterion(model(batch), batch, step)
+        optimizer.zero_grad()
+        terms["loss"].backward()
+        torch.nn.utils.clip_grad_norm_(model.parameters(), 1.0)
+        optimizer.step()
+        first = first if first is not None else float(terms["mel"].detach())
+    return {"first_mel": first, **{k: float(v.detach()) for k, v in terms.items()}}

@@ -3,13 +3,13 @@ import math
 import pytest
 import torch
 
-from conftest import tiny_config_dict
+from conftest import overfit, tiny_config_dict
 from tts.analysis import attention_report
 from tts.config import Tacotron2Config, config_from_dict
 from tts.data import Batch, Collate, FeatureDataset, feature_dir
 from tts.errors import TTSError
 from tts.models import Tacotron2, build_model
-from tts.training.losses import (TTSLoss, check_finite, guided_attention_loss, masked_mel_loss, stop_token_loss)
+from tts.training.losses import check_finite, guided_attention_loss, masked_mel_loss, stop_token_loss
 
 
 def small_config(**overrides) -> Tacotron2Config:
@@ -124,18 +124,9 @@ def test_overfits_two_utterances_with_a_diagonal_alignment(tiny_corpus):
     ds = FeatureDataset(feature_dir(tiny_corpus, config.audio, config.text), tiny_corpus, "train")
     batch = Collate(2)([ds[0], ds[2]])
     model = build_model(config.model, 148, 80)
-    optimizer = torch.optim.Adam(model.parameters(), 2e-3)
-    criterion = TTSLoss(config.loss)
-    first = None
-    for step in range(200):
-        terms = criterion(model(batch), batch, step)
-        optimizer.zero_grad()
-        terms["loss"].backward()
-        torch.nn.utils.clip_grad_norm_(model.parameters(), 1.0)
-        optimizer.step()
-        first = first or float(terms["mel"].detach())
+    result = overfit(model, batch, config.loss, steps=200, lr=2e-3)
     out = model(batch)
-    assert float(terms["mel"].detach()) < 0.85 * first
+    assert result["mel"] < 0.85 * result["first_mel"]
     for i in range(2):
         steps = (int(batch.mel_lengths[i]) + 1) // 2
         report = attention_report(out.alignments[i, :steps, : int(batch.text_lengths[i])].detach().numpy())

@@ -1,7 +1,7 @@
 import pytest
 import torch
 
-from conftest import tiny_config_dict
+from conftest import overfit, tiny_config_dict
 from tts.analysis import attention_report
 from tts.config import TransformerTTSConfig, config_from_dict
 from tts.data import Batch, Collate, FeatureDataset, feature_dir
@@ -101,14 +101,7 @@ def test_overfits_two_utterances_with_a_diagonal_head(tiny_corpus):
     ds = FeatureDataset(feature_dir(tiny_corpus, config.audio, config.text), tiny_corpus, "train")
     batch = Collate(2)([ds[0], ds[2]])
     model = build_model(config.model, 148, 80)
-    optimizer = torch.optim.Adam(model.parameters(), 5e-4)
-    criterion = TTSLoss(config.loss)
-    for step in range(250):
-        terms = criterion(model(batch), batch, step)
-        optimizer.zero_grad()
-        terms["loss"].backward()
-        torch.nn.utils.clip_grad_norm_(model.parameters(), 1.0)
-        optimizer.step()
+    overfit(model, batch, config.loss, steps=250, lr=5e-4)
     model.eval()
     heads = model(batch).attention_heads.detach()
     for i in range(2):

@@ -123,7 +123,7 @@ def bench_tacotron2(threads: int = 2, config_path: str | None = None, train_step
 
     import logging
 
-    logging.getLogger("tts.models.tacotron2").setLevel(logging.ERROR)  # every run hits the step limit on purpose
+    logging.getLogger("tts.models.decoding").setLevel(logging.ERROR)  # every run hits the step limit on purpose
     int8 = quantize_int8(model)
     result = {
         "threads": threads, "parameters_millions": round(sum(p.numel() for p in model.parameters()) / 1e6, 2),

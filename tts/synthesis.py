@@ -21,7 +21,7 @@ from tts.config import ExperimentConfig, config_from_dict
 from tts.errors import ConfigError, TTSError
 from tts.models import build_model
 from tts.models.quantize import quantize_int8
-from tts.models.tacotron2 import MEL_PAD_VALUE
+from tts.models.decoding import MEL_PAD_VALUE
 from tts.text import SymbolInventory, TokenizedText, Tokenizer
 from tts.text.sentences import split_sentences
 from tts.training.checkpoint import load_checkpoint

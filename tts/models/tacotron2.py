@@ -7,9 +7,6 @@ decoder LSTM → r mel frames + a stop logit; a postnet adds a residual to the w
 
 from __future__ import annotations
 
-import logging
-import math
-
 import torch
 from torch import nn
 from torch.nn.utils.rnn import pack_padded_sequence, pad_packed_sequence
@@ -17,11 +14,9 @@ from torch.nn.utils.rnn import pack_padded_sequence, pad_packed_sequence
 from tts.config import Tacotron2Config
 from tts.errors import TTSError
 from tts.models.attention import build_attention
+from tts.models.decoding import StopTracker, finish_mel
 from tts.models.layers import ConvBlock, Postnet, Prenet, sequence_mask, zoneout
 from tts.models.outputs import InferenceOutput, ModelOutput
-
-log = logging.getLogger(__name__)
-MEL_PAD_VALUE = math.log(1e-5)
 
 
 class Encoder(nn.Module):
@@ -175,15 +170,12 @@ class Tacotron2(nn.Module):
             lengths = torch.full((ids.shape[0],), ids.shape[1], dtype=torch.long, device=ids.device)
         memory, mask = self.encode(ids, lengths)
         batch, r = ids.shape[0], self.decoder.r
-        limits = torch.clamp(torch.ceil(lengths.float() * max_frames_per_token / r).long(), 1, max_decoder_steps)
+        tracker = StopTracker(lengths, r, stop_threshold, max_decoder_steps, max_frames_per_token)
         state = self.decoder.init_state(memory, mask)
         frame = memory.new_zeros(batch, self.n_mels)
-        finished = torch.zeros(batch, dtype=torch.bool, device=ids.device)
-        hit_limit = torch.zeros_like(finished)
-        out_steps = torch.zeros(batch, dtype=torch.long, device=ids.device)
         mels, stops, alignments = [], [], []
         positions = torch.arange(ids.shape[1], device=ids.device)
-        for t in range(int(limits.max())):
+        for t in range(tracker.max_steps):
             if attention_window is not None and t > 0:
                 peak = alignments[-1].argmax(dim=1, keepdim=True)
                 window = (positions >= peak - attention_window[0]) & (positions <= peak + attention_window[1])
@@ -196,19 +188,10 @@ class Tacotron2(nn.Module):
             stops.append(stop_prob)
             alignments.append(weights)
             frame = frames[:, -1]
-            at_limit = (t + 1) >= limits
-            ending = ~finished & ((stop_prob > stop_threshold) | at_limit)
-            hit_limit |= ending & at_limit & ~(stop_prob > stop_threshold)
-            out_steps = torch.where(ending, torch.full_like(out_steps, t + 1), out_steps)
-            finished |= ending
-            if bool(finished.all()):
+            if tracker.update(t, stop_prob):
                 break
-        for i in torch.nonzero(hit_limit).flatten().tolist():
-            log.warning("item %d hit the decoder step limit (%d steps) without a stop token", i, int(limits[i]))
-        frame_lengths = out_steps * r
-        mel_before = torch.cat(mels, dim=1).transpose(1, 2)                       # (B, n_mels, T_mel)
-        frame_mask = sequence_mask(frame_lengths, mel_before.shape[2])
-        mel = mel_before + self.postnet(mel_before, frame_mask)
-        mel = mel.masked_fill(~frame_mask.unsqueeze(1), MEL_PAD_VALUE)
-        return InferenceOutput(mel, torch.stack(stops, dim=1), torch.stack(alignments, dim=1), frame_lengths, hit_limit)
+        tracker.warn()
+        mel = finish_mel(mels, self.postnet, tracker.frame_lengths)
+        return InferenceOutput(mel, torch.stack(stops, dim=1), torch.stack(alignments, dim=1), tracker.frame_lengths,
+                               tracker.hit_limit)
 

@@ -10,7 +10,6 @@ values per layer, so each step costs one position, not the whole prefix.
 
 from __future__ import annotations
 
-import logging
 import math
 
 import torch
@@ -19,11 +18,9 @@ from torch.nn import functional as F
 
 from tts.config import TransformerTTSConfig
 from tts.errors import TTSError
+from tts.models.decoding import StopTracker, finish_mel
 from tts.models.layers import ConvBlock, Postnet, Prenet, sequence_mask
 from tts.models.outputs import InferenceOutput, ModelOutput
-from tts.models.tacotron2 import MEL_PAD_VALUE
-
-log = logging.getLogger(__name__)
 Cache = dict[str, torch.Tensor]
 
 
@@ -245,17 +242,14 @@ class TransformerTTS(nn.Module):
             lengths = torch.full((ids.shape[0],), ids.shape[1], dtype=torch.long, device=ids.device)
         memory, mask = self.encode(ids, lengths)
         batch, r = ids.shape[0], self.r
-        limits = torch.clamp(torch.ceil(lengths.float() * max_frames_per_token / r).long(), 1, max_decoder_steps)
+        tracker = StopTracker(lengths, r, stop_threshold, max_decoder_steps, max_frames_per_token)
         memory_kv = self.memory_kv(memory)
         memory_mask = mask[:, None, None, :]
         caches: list[tuple[torch.Tensor, torch.Tensor] | None] = [None] * len(self.decoder_layers)
         frame = memory.new_zeros(batch, 1, self.n_mels)
         inputs: list[torch.Tensor] = []
-        finished = torch.zeros(batch, dtype=torch.bool, device=ids.device)
-        hit_limit = torch.zeros_like(finished)
-        out_steps = torch.zeros(batch, dtype=torch.long, device=ids.device)
         mels, stops, step_heads = [], [], []
-        for t in range(int(limits.max())):
+        for t in range(tracker.max_steps):
             x = self.decoder_projection(self.decoder_prenet(frame))
             if use_cache:
                 x = self.decoder_position(x, offset=t)
@@ -283,22 +277,14 @@ class TransformerTTS(nn.Module):
             stops.append(stop_prob)
             step_heads.append(torch.stack(heads, dim=1))                  # (B, L, H, T_text)
             frame = frames[:, -1:]
-            at_limit = (t + 1) >= limits
-            ending = ~finished & ((stop_prob > stop_threshold) | at_limit)
-            hit_limit |= ending & at_limit & ~(stop_prob > stop_threshold)
-            out_steps = torch.where(ending, torch.full_like(out_steps, t + 1), out_steps)
-            finished |= ending
-            if bool(finished.all()):
+            if tracker.update(t, stop_prob):
                 break
-        for i in torch.nonzero(hit_limit).flatten().tolist():
-            log.warning("item %d hit the decoder step limit (%d steps) without a stop token", i, int(limits[i]))
-        frame_lengths = out_steps * r
-        mel_before = torch.cat(mels, dim=1).transpose(1, 2)
-        frame_mask = sequence_mask(frame_lengths, mel_before.shape[2])
-        mel = (mel_before + self.postnet(mel_before, frame_mask)).masked_fill(~frame_mask.unsqueeze(1), MEL_PAD_VALUE)
+        tracker.warn()
+        mel = finish_mel(mels, self.postnet, tracker.frame_lengths)
         attention_heads = torch.stack(step_heads, dim=3)                  # (B, L, H, T_steps, T_text)
-        alignments = most_diagonal_head(attention_heads, out_steps, lengths)
-        return InferenceOutput(mel, torch.stack(stops, dim=1), alignments, frame_lengths, hit_limit, attention_heads)
+        alignments = most_diagonal_head(attention_heads, tracker.steps, lengths)
+        return InferenceOutput(mel, torch.stack(stops, dim=1), alignments, tracker.frame_lengths, tracker.hit_limit,
+                               attention_heads)
 
 
 def most_diagonal_head(heads: torch.Tensor, step_lengths: torch.Tensor, text_lengths: torch.Tensor) -> torch.Tensor:
