@@ -23,6 +23,7 @@ from tts.models import build_model
 from tts.models.quantize import quantize_int8
 from tts.models.decoding import MEL_PAD_VALUE
 from tts.text import SymbolInventory, TokenizedText, Tokenizer
+from tts.text.g2p import get_g2p
 from tts.text.sentences import split_sentences
 from tts.training.checkpoint import load_checkpoint
 
@@ -95,6 +96,8 @@ class Synthesizer:
         self.model = quantize_int8(model) if int8 else model.to(device).eval()
         self.config, self.device, self.step = config, torch.device(device), step
         self.tokenizer = Tokenizer(inventory, config.text.mode, config.text.add_eos)
+        if config.text.mode == "phoneme":
+            get_g2p()  # load the G2P now, so per-text timings measure synthesis, not start-up
         self.vocoder = GriffinLim(config.audio).to(device)
 
     @classmethod

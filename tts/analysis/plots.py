@@ -24,9 +24,10 @@ def alignment_figure(alignment: np.ndarray, mel: np.ndarray | None = None, stop_
     steps, n_text = alignment.shape
     panels = [("target mel", target_mel), ("mel", mel)]
     panels = [(name, m) for name, m in panels if m is not None]
-    heights = [1.0] * len(panels) + [max(1.6, min(n_text / 25, 4.0))] + ([0.6] if stop_probs is not None else [])
+    attention_inches = min(max(2.5, 0.11 * n_text), 14.0)  # room for one readable label per token
+    heights = [1.6] * len(panels) + [attention_inches] + ([1.0] if stop_probs is not None else [])
     width = min(max(8.0, steps / 25), 24.0)
-    fig, axes = plt.subplots(len(heights), 1, figsize=(width, 1.6 * sum(heights) + 0.8), sharex=True,
+    fig, axes = plt.subplots(len(heights), 1, figsize=(width, sum(heights) + 1.0), sharex=True,
                              gridspec_kw={"height_ratios": heights}, squeeze=False)
     axes = axes[:, 0]
     extent_x = (-0.5, steps - 0.5)
@@ -40,7 +41,8 @@ def alignment_figure(alignment: np.ndarray, mel: np.ndarray | None = None, stop_
     ax.set_ylabel("input token")
     if tokens is not None:
         ax.set_yticks(range(len(tokens)))
-        ax.set_yticklabels([t if t != " " else "␣" for t in tokens], fontsize=max(4, min(8, 400 // max(len(tokens), 1))))
+        fontsize = min(8.0, max(3.5, 0.8 * 72 * attention_inches / max(len(tokens), 1)))
+        ax.set_yticklabels([t if t != " " else "␣" for t in tokens], fontsize=fontsize)
     if stop_probs is not None:
         sax = axes[-1]
         sax.plot(np.arange(len(stop_probs)), stop_probs, color="tab:red", lw=1.2, label="stop probability")
