@@ -105,12 +105,17 @@ class Synthesizer:
         """Load a training or release checkpoint (``None``: the bundled model); ``int8`` quantizes
         the decoder's weights for faster CPU inference."""
         if path is None:
+            restore = (f"restore it with 'git checkout -- tts/pretrained/{PRETRAINED.name}' or train one with "
+                       f"'bash egs/synthetic/run.sh' and pass --checkpoint")
             if not PRETRAINED.is_file():
-                raise TTSError(f"the bundled model {PRETRAINED} is missing: restore it with "
-                               f"'git checkout -- {PRETRAINED.relative_to(PRETRAINED.parents[2])}' or train one "
-                               f"with 'bash egs/synthetic/run.sh' and pass --checkpoint")
+                raise TTSError(f"the bundled model {PRETRAINED} is missing: {restore}")
+            try:
+                payload = load_checkpoint(PRETRAINED, "cpu")
+            except TTSError as exc:
+                raise TTSError(f"the bundled model is unreadable ({exc}): {restore}") from None
             path = PRETRAINED
-        payload = load_checkpoint(path, "cpu")
+        else:
+            payload = load_checkpoint(path, "cpu")
         try:
             config = config_from_dict(payload["config"])
         except ConfigError as exc:

@@ -1,0 +1,50 @@
+"""The bundled model (tts/pretrained/) loads, speaks one sentence and its attention behaves."""
+
+import subprocess
+import sys
+
+import numpy as np
+import pytest
+
+from tts.errors import TTSError
+from tts.synthesis import PRETRAINED, Synthesizer
+
+
+@pytest.fixture(scope="module")
+def bundled():
+    return Synthesizer.from_checkpoint()
+
+
+def test_bundled_model_speaks_with_a_monotonic_alignment(bundled):
+    result = bundled(["The weather is nice today."], max_frames_per_token=20.0)[0]
+    report = result.segments[0].report
+    peaks = result.alignment.argmax(axis=1)
+    assert not report.step_limit_hit, "the stop token never fired"
+    assert report.monotonicity > 0.9 and np.all(np.diff(peaks) >= -2), report.summary()
+    assert peaks.max() >= len(result.tokens) - 3, "attention never reached the last tokens"
+    assert 0.8 < result.duration < 5.0 and np.abs(result.waveform).max() > 0.05
+
+
+def test_missing_bundled_model_is_one_clear_line(monkeypatch, tmp_path):
+    import tts.synthesis
+
+    monkeypatch.setattr(tts.synthesis, "PRETRAINED", tmp_path / "gone.pt")
+    with pytest.raises(TTSError, match="bundled model .* is missing: restore it with 'git checkout"):
+        Synthesizer.from_checkpoint()
+
+
+def test_corrupt_bundled_model_is_one_clear_line(monkeypatch, tmp_path):
+    import tts.synthesis
+
+    broken = tmp_path / "broken.pt"
+    broken.write_bytes(PRETRAINED.read_bytes()[:1000])
+    monkeypatch.setattr(tts.synthesis, "PRETRAINED", broken)
+    with pytest.raises(TTSError, match="bundled model is unreadable .* restore it with 'git checkout"):
+        Synthesizer.from_checkpoint()
+
+
+def test_synthesize_without_checkpoint_uses_the_bundled_model(tmp_path):
+    out = subprocess.run([sys.executable, "-m", "tts.cli", "synthesize", "--text", "Hello there.", "--out",
+                          str(tmp_path / "hello.wav"), "--no-plots"], capture_output=True, text=True, timeout=300)
+    assert out.returncode == 0, out.stderr
+    assert (tmp_path / "hello.wav").stat().st_size > 10_000
