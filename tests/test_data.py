@@ -42,7 +42,7 @@ def test_features_cache_and_stats(tiny_corpus):
 def test_bad_items_are_skipped_and_reported(tmp_path):
     root = make_tiny_corpus(tmp_path / "dirty", texts=["A cat sat.", "Dogs run fast.", "The sun is hot."], val=0, test=0)
     (root / "wavs" / "TINY-0002.wav").write_bytes(b"RIFF garbage")                    # corrupt
-    sf.write(root / "wavs" / "WRONGSR.wav", tone_speech("We met.", sr=16000), 16000)  # wrong rate
+    sf.write(root / "wavs" / "WRONGSR.wav", tone_speech("We met.", sample_rate=16000), 16000)  # wrong rate
     sf.write(root / "wavs" / "LONG.wav", np.zeros(SR * 30, dtype=np.float32) + 0.1, SR)  # too long
     with open(root / "metadata.csv", "a") as fh:
         fh.write("MISSING|No wav here.|No wav here.\nEMPTY||\nWRONGSR|We met.|We met.\nLONG|Long one.|Long one.\n")

@@ -1,0 +1,86 @@
+"""The canonical corpus layout every recipe produces and every later stage reads.
+
+```
+<root>/wavs/<id>.wav
+<root>/metadata.csv           id|text|normalized text   (LJSpeech format; quotes are literal)
+<root>/splits/{train,val,test}.txt   one id per line
+```
+"""
+
+from __future__ import annotations
+
+import random
+from dataclasses import dataclass
+from pathlib import Path
+
+from tts.errors import TTSError
+
+SPLITS = ("train", "val", "test")
+
+
+@dataclass
+class Utterance:
+    """One line of ``metadata.csv``."""
+
+    id: str
+    text: str
+    normalized: str
+
+    def wav_path(self, root: Path) -> Path:
+        return Path(root) / "wavs" / f"{self.id}.wav"
+
+
+def require_corpus(root: str | Path) -> Path:
+    """Check that ``root`` looks like a corpus; otherwise say how to get one."""
+    root = Path(root)
+    if not (root / "metadata.csv").is_file():
+        raise TTSError(
+            f"no corpus at {root} (missing metadata.csv): build one with "
+            f"'python recipes/synthetic/prepare.py --out {root}' or "
+            f"'python recipes/ljspeech/prepare.py --out {root}' (see egs/*/run.sh)")
+    return root
+
+
+def read_metadata(root: str | Path) -> list[Utterance]:
+    """Parse ``metadata.csv``. Fields are split on ``|`` only; quotes inside fields are kept."""
+    path = require_corpus(root) / "metadata.csv"
+    utterances = []
+    for line_no, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
+        if not line.strip():
+            continue
+        fields = line.split("|")
+        if len(fields) < 2 or not fields[0].strip():
+            raise TTSError(f"{path}:{line_no}: expected 'id|text|normalized text', got {line[:60]!r}")
+        text = fields[1]
+        normalized = fields[2] if len(fields) > 2 and fields[2].strip() else text
+        utterances.append(Utterance(fields[0].strip(), text, normalized))
+    return utterances
+
+
+def write_metadata(root: str | Path, utterances: list[Utterance]) -> None:
+    lines = [f"{u.id}|{u.text}|{u.normalized}" for u in utterances]
+    (Path(root) / "metadata.csv").write_text("\n".join(lines) + "\n", encoding="utf-8")
+
+
+def make_splits(ids: list[str], n_val: int, n_test: int, seed: int) -> dict[str, list[str]]:
+    """Deterministic random split of sorted ids: ``n_test`` test, ``n_val`` val, the rest train."""
+    if n_val + n_test >= len(ids):
+        raise TTSError(f"cannot hold out {n_val} val + {n_test} test utterances from {len(ids)}")
+    shuffled = sorted(ids)
+    random.Random(seed).shuffle(shuffled)
+    return {"test": sorted(shuffled[:n_test]), "val": sorted(shuffled[n_test:n_test + n_val]),
+            "train": sorted(shuffled[n_test + n_val:])}
+
+
+def write_splits(root: str | Path, splits: dict[str, list[str]]) -> None:
+    folder = Path(root) / "splits"
+    folder.mkdir(parents=True, exist_ok=True)
+    for name, ids in splits.items():
+        (folder / f"{name}.txt").write_text("".join(f"{i}\n" for i in ids))
+
+
+def read_split(root: str | Path, name: str) -> list[str]:
+    path = Path(root) / "splits" / f"{name}.txt"
+    if not path.is_file():
+        raise TTSError(f"split file {path} is missing: run the corpus recipe (egs/*/run.sh --stop-stage 1)")
+    return [line.strip() for line in path.read_text().splitlines() if line.strip()]

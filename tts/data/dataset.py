@@ -1,0 +1,159 @@
+"""Dataset over the feature cache, padding collate, and the length-bucketing batch sampler."""
+
+from __future__ import annotations
+
+import random
+from dataclasses import dataclass, fields
+from pathlib import Path
+from typing import Iterator
+
+import numpy as np
+import torch
+from torch.utils.data import Dataset, Sampler
+
+from tts.data.corpus import read_split
+from tts.data.features import read_manifest
+from tts.errors import TTSError
+
+
+@dataclass
+class Batch:
+    """A padded batch. Shapes: ids ``(B, T_text)``, mels ``(B, n_mels, T_mel)`` with ``T_mel``
+    a multiple of r, stop_targets ``(B, T_mel)`` (1 from each item's last frame on),
+    text_lengths / mel_lengths ``(B,)``."""
+
+    ids: torch.Tensor
+    text_lengths: torch.Tensor
+    mels: torch.Tensor
+    mel_lengths: torch.Tensor
+    stop_targets: torch.Tensor
+    utterance_ids: list[str]
+
+    def to(self, device: torch.device | str) -> "Batch":
+        moved = {f.name: getattr(self, f.name) for f in fields(self)}
+        for name, value in moved.items():
+            if isinstance(value, torch.Tensor):
+                moved[name] = value.to(device, non_blocking=True)
+        return Batch(**moved)
+
+    @property
+    def text_mask(self) -> torch.Tensor:
+        """``(B, T_text)`` True on real tokens."""
+        return torch.arange(self.ids.shape[1], device=self.ids.device)[None] < self.text_lengths[:, None]
+
+    @property
+    def mel_mask(self) -> torch.Tensor:
+        """``(B, T_mel)`` True on real frames."""
+        return torch.arange(self.mels.shape[2], device=self.mels.device)[None] < self.mel_lengths[:, None]
+
+    @property
+    def n_frames(self) -> int:
+        return int(self.mel_lengths.sum())
+
+
+class FeatureDataset(Dataset):
+    """Items of one split from a feature cache: ``(id, ids (T_text,), mel (n_mels, T_mel))``."""
+
+    def __init__(self, cache: str | Path, corpus_root: str | Path, split: str):
+        self.cache = Path(cache)
+        manifest = {m["id"]: m for m in read_manifest(cache)}
+        wanted = read_split(corpus_root, split)
+        self.entries = [manifest[i] for i in wanted if i in manifest]
+        if not self.entries:
+            raise TTSError(f"split '{split}' has no utterances with features in {cache}")
+
+    def __len__(self) -> int:
+        return len(self.entries)
+
+    @property
+    def frame_lengths(self) -> list[int]:
+        return [e["n_frames"] for e in self.entries]
+
+    def __getitem__(self, index: int) -> tuple[str, torch.Tensor, torch.Tensor]:
+        uid = self.entries[index]["id"]
+        ids = torch.from_numpy(np.load(self.cache / "ids" / f"{uid}.npy").astype(np.int64))
+        mel = torch.from_numpy(np.load(self.cache / "mels" / f"{uid}.npy").astype(np.float32))
+        return uid, ids, mel
+
+
+class Collate:
+    """Pads a list of dataset items into a :class:`Batch`; T_mel is padded to a multiple of r.
+
+    Padded mel frames hold the log floor value (silence), not zero.
+    """
+
+    def __init__(self, reduction_factor: int = 1, pad_value: float = float(np.log(1e-5))):
+        if reduction_factor < 1:
+            raise TTSError(f"reduction factor must be >= 1, got {reduction_factor}")
+        self.r = reduction_factor
+        self.pad_value = pad_value
+
+    def __call__(self, items: list[tuple[str, torch.Tensor, torch.Tensor]]) -> Batch:
+        items = sorted(items, key=lambda it: len(it[1]), reverse=True)
+        text_lengths = torch.tensor([len(it[1]) for it in items])
+        mel_lengths = torch.tensor([it[2].shape[1] for it in items])
+        t_mel = int(mel_lengths.max())
+        t_mel += (-t_mel) % self.r
+        ids = torch.zeros(len(items), int(text_lengths.max()), dtype=torch.long)
+        mels = torch.full((len(items), items[0][2].shape[0], t_mel), self.pad_value)
+        stop = torch.zeros(len(items), t_mel)
+        for i, (_, tokens, mel) in enumerate(items):
+            ids[i, : len(tokens)] = tokens
+            mels[i, :, : mel.shape[1]] = mel
+            stop[i, mel.shape[1] - 1:] = 1.0
+        return Batch(ids, text_lengths, mels, mel_lengths, stop, [it[0] for it in items])
+
+
+class LengthBucketBatchSampler(Sampler[list[int]]):
+    """Batches of similar length whose padded size stays within a frame budget.
+
+    Indices are shuffled, cut into buckets of ``bucket_size`` items, sorted by length inside
+    each bucket and cut into batches so that ``batch_size * longest <= max_frames``. Batch
+    order is shuffled per epoch from ``seed + epoch``; with ``world_size > 1`` each rank gets
+    every ``world_size``-th batch (all ranks get the same count). ``skip`` resumes mid-epoch.
+    """
+
+    def __init__(self, lengths: list[int], max_frames: int, max_batch_size: int = 64, seed: int = 0,
+                 shuffle: bool = True, bucket_size: int = 512, rank: int = 0, world_size: int = 1):
+        if max(lengths) > max_frames:
+            raise TTSError(f"max_frames_per_batch {max_frames} is smaller than the longest utterance "
+                           f"({max(lengths)} frames): raise it or lower data.max_mel_frames")
+        self.lengths = lengths
+        self.max_frames, self.max_batch_size = max_frames, max_batch_size
+        self.seed, self.shuffle, self.bucket_size = seed, shuffle, bucket_size
+        self.rank, self.world_size = rank, world_size
+        self.epoch = 0
+        self.skip = 0
+
+    def set_epoch(self, epoch: int, skip: int = 0) -> None:
+        self.epoch, self.skip = epoch, skip
+
+    def _batches(self) -> list[list[int]]:
+        rng = random.Random(self.seed + self.epoch)
+        order = list(range(len(self.lengths)))
+        if self.shuffle:
+            rng.shuffle(order)
+        else:
+            order.sort(key=lambda i: self.lengths[i])
+        batches: list[list[int]] = []
+        for start in range(0, len(order), self.bucket_size):
+            bucket = sorted(order[start:start + self.bucket_size], key=lambda i: self.lengths[i])
+            batch: list[int] = []
+            for index in bucket:
+                longest = self.lengths[index]  # bucket is sorted: the newcomer is the longest
+                if batch and ((len(batch) + 1) * longest > self.max_frames or len(batch) >= self.max_batch_size):
+                    batches.append(batch)
+                    batch = []
+                batch.append(index)
+            if batch:
+                batches.append(batch)
+        if self.shuffle:
+            rng.shuffle(batches)
+        per_rank = len(batches) // self.world_size if self.world_size > 1 else len(batches)
+        return batches[self.rank::self.world_size][:per_rank]
+
+    def __iter__(self) -> Iterator[list[int]]:
+        yield from self._batches()[self.skip:]
+
+    def __len__(self) -> int:
+        return max(len(self._batches()) - self.skip, 0)

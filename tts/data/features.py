@@ -1,0 +1,183 @@
+"""Feature cache: log-mels (float16 ``.npy``) and token ids for every utterance of a corpus.
+
+The cache lives in ``<root>/features/<key>/`` where ``key`` hashes every audio and text
+setting that changes the features, so a changed setting never reuses stale features::
+
+    settings.json     the settings the key was made from
+    manifest.jsonl    one line per kept utterance: id, n_frames, n_tokens, normalized text
+    mels/<id>.npy     (n_mels, T_mel) float16
+    ids/<id>.npy      (T_text,) int16
+    rejected.tsv      id <TAB> reason, for every utterance skipped
+    stats.json        count, hours, frames and tokens per utterance, mel mean/std
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import logging
+import multiprocessing as mp
+from dataclasses import asdict, dataclass
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from tts.config import AudioConfig, ExperimentConfig, TextConfig
+from tts.data.corpus import Utterance, read_metadata
+from tts.errors import TTSError
+
+log = logging.getLogger(__name__)
+FEATURE_VERSION = 1
+
+
+def feature_settings(audio: AudioConfig, text: TextConfig) -> dict[str, Any]:
+    """The settings that determine the cached features (Griffin-Lim settings excluded)."""
+    from tts.text import SymbolInventory
+
+    keys = ("sample_rate", "n_fft", "hop_length", "win_length", "n_mels", "fmin", "fmax", "log_floor",
+            "trim_silence", "trim_top_db")
+    return {"version": FEATURE_VERSION, "audio": {k: getattr(audio, k) for k in keys}, "text": asdict(text),
+            "symbols": SymbolInventory().symbols}
+
+
+def feature_dir(root: str | Path, audio: AudioConfig, text: TextConfig) -> Path:
+    blob = json.dumps(feature_settings(audio, text), sort_keys=True).encode()
+    return Path(root) / "features" / hashlib.sha1(blob).hexdigest()[:12]
+
+
+@dataclass
+class _Result:
+    id: str
+    ok: bool
+    reason: str = ""
+    n_frames: int = 0
+    n_tokens: int = 0
+    seconds: float = 0.0
+    normalized: str = ""
+    mel_sum: np.ndarray | None = None
+    mel_sq_sum: np.ndarray | None = None
+
+
+_WORKER: dict[str, Any] = {}
+
+
+def _init_worker(audio: AudioConfig, text: TextConfig, root: str, out: str, max_frames: int, max_tokens: int) -> None:
+    import torch
+
+    from tts.audio import MelSpectrogram
+    from tts.text import Tokenizer
+
+    torch.set_num_threads(1)
+    _WORKER.update(audio=audio, mel=MelSpectrogram(audio), tokenizer=Tokenizer(mode=text.mode, add_eos=text.add_eos),
+                   root=Path(root), out=Path(out), max_frames=max_frames, max_tokens=max_tokens)
+
+
+def _process(utt: Utterance) -> _Result:
+    import soundfile as sf
+    import torch
+
+    from tts.audio import trim_silence
+
+    w = _WORKER
+    audio: AudioConfig = w["audio"]
+    path = utt.wav_path(w["root"])
+    if not utt.normalized.strip():
+        return _Result(utt.id, False, "empty transcript")
+    if not path.is_file():
+        return _Result(utt.id, False, f"missing wav {path}")
+    try:
+        wav, sr = sf.read(str(path), dtype="float32", always_2d=True)
+    except Exception as exc:  # noqa: BLE001 - any decoding failure means a corrupt file
+        return _Result(utt.id, False, f"corrupt wav ({str(exc).splitlines()[0]})")
+    if sr != audio.sample_rate:
+        return _Result(utt.id, False, f"sample rate {sr} Hz, expected {audio.sample_rate} Hz")
+    wav = wav.mean(axis=1)
+    if audio.trim_silence:
+        wav = trim_silence(wav, audio.trim_top_db, audio.win_length, audio.hop_length)
+    if len(wav) < audio.win_length:
+        return _Result(utt.id, False, "audio shorter than one window")
+    n_frames = len(wav) // audio.hop_length + 1
+    if n_frames > w["max_frames"]:
+        return _Result(utt.id, False, f"{n_frames} mel frames > max_mel_frames {w['max_frames']}")
+    try:
+        tokens = w["tokenizer"].encode_verbose(utt.normalized)
+    except TTSError as exc:
+        return _Result(utt.id, False, f"text: {exc}")
+    if len(tokens.ids) > w["max_tokens"]:
+        return _Result(utt.id, False, f"{len(tokens.ids)} tokens > max_text_tokens {w['max_tokens']}")
+    mel = w["mel"](torch.from_numpy(wav)).numpy()
+    np.save(w["out"] / "mels" / f"{utt.id}.npy", mel.astype(np.float16))
+    np.save(w["out"] / "ids" / f"{utt.id}.npy", np.asarray(tokens.ids, dtype=np.int16))
+    return _Result(utt.id, True, n_frames=n_frames, n_tokens=len(tokens.ids), seconds=len(wav) / sr,
+                   normalized=tokens.normalized, mel_sum=mel.sum(axis=1), mel_sq_sum=(mel.astype(np.float64) ** 2).sum(axis=1))
+
+
+def compute_features(root: str | Path, config: ExperimentConfig, num_workers: int = 2,
+                     progress: bool = True) -> Path:
+    """Compute (or reuse) the feature cache of a corpus; returns the cache folder."""
+    from tqdm import tqdm
+
+    utterances = read_metadata(root)
+    out = feature_dir(root, config.audio, config.text)
+    if (out / "manifest.jsonl").is_file():
+        log.info("features up to date in %s", out)
+        return out
+    (out / "mels").mkdir(parents=True, exist_ok=True)
+    (out / "ids").mkdir(parents=True, exist_ok=True)
+    (out / "settings.json").write_text(json.dumps(feature_settings(config.audio, config.text), indent=1))
+    init_args = (config.audio, config.text, str(root), str(out), config.data.max_mel_frames, config.data.max_text_tokens)
+    results: list[_Result] = []
+    bar = tqdm(total=len(utterances), desc="features", unit="utt", disable=not progress)
+    if num_workers > 1:
+        with mp.get_context("spawn").Pool(num_workers, _init_worker, init_args) as pool:
+            for result in pool.imap_unordered(_process, utterances, chunksize=8):
+                results.append(result)
+                bar.update()
+    else:
+        _init_worker(*init_args)
+        for utt in utterances:
+            results.append(_process(utt))
+            bar.update()
+    bar.close()
+    _write_outputs(out, results, config.audio)
+    return out
+
+
+def _write_outputs(out: Path, results: list[_Result], audio: AudioConfig) -> None:
+    kept = sorted((r for r in results if r.ok), key=lambda r: r.id)
+    rejected = sorted((r for r in results if not r.ok), key=lambda r: r.id)
+    (out / "rejected.tsv").write_text("".join(f"{r.id}\t{r.reason}\n" for r in rejected))
+    if not kept:
+        raise TTSError(f"no usable utterances: all {len(rejected)} were rejected (see {out / 'rejected.tsv'})")
+    frames = np.array([r.n_frames for r in kept])
+    tokens = np.array([r.n_tokens for r in kept])
+    total = frames.sum()
+    mean = sum(r.mel_sum for r in kept) / total
+    var = sum(r.mel_sq_sum for r in kept) / total - mean.astype(np.float64) ** 2
+    stats = {
+        "utterances": len(kept), "rejected": len(rejected), "hours": round(sum(r.seconds for r in kept) / 3600, 4),
+        "frames_per_utterance": _summary(frames), "tokens_per_utterance": _summary(tokens),
+        "mel_mean": float(mean.mean()), "mel_std": float(np.sqrt(np.maximum(var, 0)).mean()),
+        "mel_mean_per_bin": [round(float(v), 4) for v in mean],
+        "mel_std_per_bin": [round(float(v), 4) for v in np.sqrt(np.maximum(var, 0))],
+        "sample_rate": audio.sample_rate, "hop_length": audio.hop_length,
+    }
+    (out / "stats.json").write_text(json.dumps(stats, indent=1))
+    # the manifest is written last: its presence marks a complete cache
+    (out / "manifest.jsonl").write_text("".join(
+        json.dumps({"id": r.id, "n_frames": r.n_frames, "n_tokens": r.n_tokens, "text": r.normalized}) + "\n"
+        for r in kept))
+    if rejected:
+        log.warning("skipped %d of %d utterances; reasons in %s", len(rejected), len(results), out / "rejected.tsv")
+
+
+def _summary(values: np.ndarray) -> dict[str, float]:
+    return {"min": int(values.min()), "mean": round(float(values.mean()), 1), "max": int(values.max())}
+
+
+def read_manifest(cache: str | Path) -> list[dict[str, Any]]:
+    path = Path(cache) / "manifest.jsonl"
+    if not path.is_file():
+        raise TTSError(f"no features in {cache}: run 'tts features --data <corpus> --config <yaml>' first")
+    return [json.loads(line) for line in path.read_text().splitlines() if line.strip()]
