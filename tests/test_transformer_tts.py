@@ -71,7 +71,7 @@ def test_cached_inference_equals_uncached():
 def test_alpha_is_trainable_and_positions_extend():
     model = TransformerTTS(small(), n_symbols=130)
     optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
-    before = float(model.decoder_position.alpha)
+    before = model.decoder_position.alpha.item()
     TTSLoss(config_from_dict({}).loss)(model(random_batch()), random_batch())["loss"].backward()
     optimizer.step()
     assert float(model.decoder_position.alpha) != before
