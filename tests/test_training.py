@@ -1,6 +1,7 @@
 import errno
 import json
 import os
+import signal
 import subprocess
 import sys
 from pathlib import Path
@@ -59,19 +60,30 @@ def test_resume_is_exact(tiny_corpus, tmp_path):
         assert a[step] == pytest.approx(b[step], rel=1e-6, abs=1e-7), step
 
 
-def test_keyboard_interrupt_saves_and_exits(tiny_corpus, tmp_path, monkeypatch):
+def _keyboard_interrupt() -> None:
+    raise KeyboardInterrupt
+
+
+def _sigterm_to_self() -> None:
+    os.kill(os.getpid(), signal.SIGTERM)
+
+
+@pytest.mark.parametrize("interrupt", [_keyboard_interrupt, _sigterm_to_self], ids=["ctrl-c", "sigterm"])
+def test_interrupt_saves_and_exits(interrupt, tiny_corpus, tmp_path, monkeypatch):
+    handler_before = signal.getsignal(signal.SIGTERM)
     trainer = Trainer(make_config(max_steps=10, checkpoint_every=100), tiny_corpus, tmp_path / "exp", progress=False)
     original = trainer._optimizer_step
 
     def interrupt_at_three(terms):
         if trainer.state.step == 3:
-            raise KeyboardInterrupt
+            interrupt()
         return original(terms)
 
     monkeypatch.setattr(trainer, "_optimizer_step", interrupt_at_three)
     state = trainer.fit()
     assert state.step == 3
     assert ckpt.load_checkpoint(tmp_path / "exp" / "checkpoint_00000003.pt")["train_state"]["step"] == 3
+    assert signal.getsignal(signal.SIGTERM) == handler_before
 
 
 def test_nan_losses_are_skipped_then_stop(tiny_corpus, tmp_path, monkeypatch):

@@ -13,6 +13,8 @@ import json
 import logging
 import math
 import os
+import signal
+import threading
 import time
 from dataclasses import dataclass
 from pathlib import Path
@@ -33,6 +35,18 @@ from tts.training.losses import TTSLoss
 from tts.training.optim import build_optimizer, build_scheduler
 
 log = logging.getLogger("tts.train")
+
+
+def _raise_interrupt(signum: int, frame: Any) -> None:
+    raise KeyboardInterrupt(signal.Signals(signum).name)
+
+
+def _interrupt_on_signals() -> dict[int, Any]:
+    """Turn SIGINT and SIGTERM into ``KeyboardInterrupt`` (SIGINT included, since a shell's
+    background job starts with it ignored); returns the previous handlers to restore."""
+    if threading.current_thread() is not threading.main_thread():
+        return {}
+    return {signum: signal.signal(signum, _raise_interrupt) for signum in (signal.SIGINT, signal.SIGTERM)}
 
 
 @dataclass
@@ -203,7 +217,9 @@ class Trainer:
 
     # ------------------------------------------------------------------ training
     def fit(self) -> TrainState:
-        """Train until ``train.max_steps``; Ctrl-C saves a checkpoint and returns."""
+        """Train until ``train.max_steps``; Ctrl-C or SIGTERM (a scheduler's kill, ``kill PID``)
+        saves a checkpoint and returns."""
+        previous = _interrupt_on_signals()
         try:
             self._train()
         except KeyboardInterrupt:
@@ -212,6 +228,8 @@ class Trainer:
                 log.warning("interrupted at step %d: saved %s; continue with --resume", self.state.step, path)
                 print(f"interrupted: saved {path}; continue with --resume")
         finally:
+            for signum, handler in previous.items():
+                signal.signal(signum, handler)
             if self.writer is not None:
                 self.writer.close()
         return self.state
