@@ -72,7 +72,8 @@ def _cmd_bench(args: argparse.Namespace) -> None:
     elif args.name == "tacotron2":
         result = benchmarks.bench_tacotron2(threads=args.threads, config_path=args.config)
     else:
-        result = benchmarks.bench_attention(max_steps=args.max_steps, threads=args.threads)
+        result = benchmarks.bench_attention(kinds=args.kinds, max_steps=args.max_steps, threads=args.threads,
+                                            guided=not args.no_guided)
     print(json.dumps(result, indent=2))
 
 
@@ -286,6 +287,8 @@ def build_parser() -> argparse.ArgumentParser:
     p = sub.add_parser("bench", help="benchmarks that print JSON")
     p.add_argument("name", choices=["griffin-lim", "tacotron2", "attention"])
     p.add_argument("--max-steps", type=int, default=400, help="attention: training steps per mechanism")
+    p.add_argument("--kinds", nargs="+", help="attention: mechanisms to compare (default: all registered)")
+    p.add_argument("--no-guided", action="store_true", help="attention: train without the guided attention loss")
     p.add_argument("--config", help="tacotron2: model config (default: configs' NVIDIA sizes)")
     p.add_argument("--seconds", type=float, default=10.0)
     p.add_argument("--iters", type=int, default=64)
