@@ -3,7 +3,8 @@ import pytest
 
 from tts.analysis import attention_report
 from tts.analysis.plots import alignment_figure
-from tts.analysis.quality import edit_distance, error_rates, mel_cepstral_distortion, normalize_for_scoring
+from tts.analysis.quality import (edit_distance, error_rates, mel_cepstral_distortion, mel_cepstrum,
+                                  normalize_for_scoring)
 
 
 def diagonal(steps=60, n=20):
@@ -67,6 +68,15 @@ def test_error_rates_on_known_strings():
     assert error_rates("It costs $5.", "it costs five dollars")[0] == 0.0
     assert normalize_for_scoring("Dr. Who's 2nd!") == "doctor who's second"
     assert error_rates("hello world", "")[0] == 1.0
+
+
+def test_mcd_has_the_cepstral_scale():
+    n_mels, frames = 80, 20
+    omega = np.pi * (np.arange(n_mels) + 0.5) / n_mels
+    log_mel = np.repeat((2 * 0.1 * np.cos(3 * omega))[:, None], frames, axis=1)  # c_3 = 0.1, others 0
+    assert mel_cepstrum(log_mel)[2] == pytest.approx(np.full(frames, 0.1))
+    # 10 / ln 10 · sqrt(2 · 0.1²) dB against a flat spectrum
+    assert mel_cepstral_distortion(log_mel, np.zeros_like(log_mel)) == pytest.approx(0.6142, abs=1e-3)
 
 
 def test_mcd_is_zero_for_identical_and_grows_with_distortion():
