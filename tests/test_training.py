@@ -128,6 +128,13 @@ def test_bad_checkpoints_are_one_line_errors(tmp_path):
         ckpt.load_checkpoint(tmp_path / "missing.pt")
 
 
+def test_fresh_run_into_a_folder_with_checkpoints_is_refused(tiny_corpus, tmp_path):
+    Trainer(make_config(max_steps=2, checkpoint_every=2), tiny_corpus, tmp_path / "exp", progress=False).fit()
+    with pytest.raises(TTSError, match=r"already holds checkpoints .*checkpoint_00000002\.pt.*--resume"):
+        Trainer(make_config(max_steps=4), tiny_corpus, tmp_path / "exp", progress=False)
+    assert Trainer(make_config(max_steps=4), tiny_corpus, tmp_path / "exp", resume=True, progress=False).state.step == 2
+
+
 def test_resume_with_a_different_model_is_refused(tiny_corpus, tmp_path):
     Trainer(make_config(max_steps=2, checkpoint_every=2), tiny_corpus, tmp_path / "exp", progress=False).fit()
     other = make_config(max_steps=4)
