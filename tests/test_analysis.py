@@ -41,6 +41,20 @@ def test_skipped_tokens_are_found():
     assert report.skipped_tokens == [8]
 
 
+def test_silent_tokens_are_not_skips():
+    a = diagonal(60, 20)
+    for token in (5, 8):  # a word boundary and a phoneme, never attended: their steps go to the next token
+        a[a[:, token] == 1.0, token + 1] = 1.0
+        a[:, token] = 0.0
+    symbols = ["DH", "AH0", " ", "K", "AE1", " ", "T", "S", "AE1", "T", ",", " ", "AA1", "N", " ", "DH", "AH0",
+               "M", "AE1", "T"]
+    assert attention_report(a).skipped_tokens == [5, 8]
+    assert attention_report(a, symbols=symbols).skipped_tokens == [8]
+    assert attention_report(a, symbols=symbols[:8] + ["."] + symbols[9:]).ok
+    with pytest.raises(ValueError, match="19 symbols for an alignment over 20 tokens"):
+        attention_report(a, symbols=symbols[:-1])
+
+
 def test_step_limit_is_reported():
     assert attention_report(diagonal(), step_limit_hit=True).failures == ["step limit"]
 

@@ -173,7 +173,8 @@ class Synthesizer:
                 segments[(ti, si)] = Segment(
                     text=tok.text, tokens=tok, mel=out.mel[i, :, :frames].float().cpu().numpy(), alignment=alignment,
                     stop_probs=out.stop_probs[i, :steps].float().cpu().numpy(),
-                    report=attention_report(alignment, step_limit_hit=bool(out.hit_limit[i])),
+                    report=attention_report(alignment, step_limit_hit=bool(out.hit_limit[i]),
+                                            symbols=self.tokenizer.ids_to_symbols(tok.ids)),
                     attention_heads=(out.attention_heads[i, :, :, :steps, : len(tok.ids)].float().cpu().numpy()
                                      if out.attention_heads is not None else None))
         acoustic_s = time.perf_counter() - t0

@@ -8,8 +8,11 @@ early stop (the last tokens never reached) and step-limit hits (passed in by the
 from __future__ import annotations
 
 from dataclasses import asdict, dataclass, field
+from typing import Sequence
 
 import numpy as np
+
+from tts.text.symbols import SILENT_SYMBOLS
 
 
 @dataclass
@@ -51,15 +54,17 @@ class AttentionReport:
                 f"diag r {self.diagonal_correlation:.2f} · {status}")
 
 
-def attention_report(alignment: np.ndarray, step_limit_hit: bool = False, skip_mass: float = 0.25,
-                     repeat_jump: int = 2, end_tolerance: int = 2) -> AttentionReport:
-    """Measure an alignment ``(T_steps, T_text)``.
+def attention_report(alignment: np.ndarray, step_limit_hit: bool = False, symbols: Sequence[str] | None = None,
+                     skip_mass: float = 0.25, repeat_jump: int = 2, end_tolerance: int = 2) -> AttentionReport:
+    """Measure an alignment ``(T_steps, T_text)``; ``symbols`` (``T_text`` token strings), when
+    given, exempt silent tokens (word boundaries, punctuation, EOS) from skip detection, since
+    fluent speech gives them no frames.
 
     * focus rate: mean over steps of the largest weight (1 = perfectly sharp);
     * monotonicity: fraction of steps whose peak does not move backwards;
     * diagonal correlation: Pearson r between step index and peak position;
     * coverage: fraction of tokens that ever received the peak;
-    * skipped tokens: tokens never the peak that also got less than ``skip_mass`` total weight;
+    * skipped tokens: sounding tokens never the peak that also got less than ``skip_mass`` total weight;
     * repeats: times the peak falls more than ``repeat_jump`` tokens behind the furthest peak so far;
     * early stop: the furthest peak is more than ``end_tolerance`` tokens before the last one.
     """
@@ -78,7 +83,11 @@ def attention_report(alignment: np.ndarray, step_limit_hit: bool = False, skip_m
     furthest = np.maximum.accumulate(peaks)
     reached = int(furthest[-1])
     # tokens past the furthest peak are "not reached", not skipped
-    skipped = [int(j) for j in np.flatnonzero(~attended & (mass < skip_mass)) if j < reached]
+    sounding = (np.ones(n_text, dtype=bool) if symbols is None
+                else np.array([s not in SILENT_SYMBOLS for s in symbols], dtype=bool))
+    if len(sounding) != n_text:
+        raise ValueError(f"{len(sounding)} symbols for an alignment over {n_text} tokens")
+    skipped = [int(j) for j in np.flatnonzero(~attended & (mass < skip_mass) & sounding) if j < reached]
     behind = peaks < furthest - repeat_jump
     repeats = int(np.sum(behind[1:] & ~behind[:-1]) + (behind[0] if steps else 0))
     return AttentionReport(

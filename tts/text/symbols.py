@@ -18,6 +18,9 @@ EOS = "~"
 SPACE = " "
 PUNCTUATION = list("!'\"(),-.:;?")
 LETTERS = list("abcdefghijklmnopqrstuvwxyz")
+# Symbols that need not take any time in speech (word boundaries, punctuation, pad, EOS): an
+# alignment that never visits them has not skipped anything audible.
+SILENT_SYMBOLS = frozenset([PAD, EOS, SPACE, *PUNCTUATION])
 _ARPABET_BASE = [
     "AA", "AE", "AH", "AO", "AW", "AY", "B", "CH", "D", "DH", "EH", "ER", "EY", "F", "G",
     "HH", "IH", "IY", "JH", "K", "L", "M", "N", "NG", "OW", "OY", "P", "R", "S", "SH", "T",
