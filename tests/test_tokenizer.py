@@ -68,6 +68,13 @@ def test_unknown_characters_dropped_with_warning(caplog):
     assert "'*'" in caplog.text and "'#'" in caplog.text
 
 
+def test_characters_with_no_ascii_spelling_are_dropped_with_warning(tok, caplog):
+    with caplog.at_level(logging.WARNING):
+        r = tok.encode_verbose("caf\u00e9 \U0001F600 ok")
+    assert r.normalized == "cafe ok"
+    assert "no ASCII spelling: '\U0001F600'" in caplog.text and "\u00e9" not in caplog.text
+
+
 def test_long_paragraph(tok):
     ids = tok.encode("The quick brown fox jumps over the lazy dog. " * 230)
     assert len(ids) > 5000

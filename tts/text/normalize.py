@@ -7,11 +7,14 @@ keeps letter case and the punctuation the tokenizer knows.
 
 from __future__ import annotations
 
+import logging
 import re
 
 from unidecode import unidecode
 
 from tts.text import numbers
+
+log = logging.getLogger(__name__)
 
 # Abbreviations that are always expanded the same way (matched case-insensitively, with the dot).
 _ABBREVIATIONS = {
@@ -56,7 +59,11 @@ def to_ascii(text: str) -> str:
     for src, dst in _SYMBOLS_BEFORE_ASCII.items():
         text = text.replace(src, dst)
     protected = numbers.CURRENCY_SYMBOLS.replace("\\", "")
-    return "".join(ch if ch in protected or ord(ch) < 128 else unidecode(ch) for ch in text)
+    spelled = [(ch, ch if ch in protected or ord(ch) < 128 else unidecode(ch)) for ch in text]
+    dropped = sorted({ch for ch, ascii in spelled if not ascii.strip() and not ch.isspace()})
+    if dropped:
+        log.warning("dropping characters with no ASCII spelling: %s", " ".join(repr(ch) for ch in dropped))
+    return "".join(ascii for _, ascii in spelled)
 
 
 def _ampm(letter: str | None) -> str:
