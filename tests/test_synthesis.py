@@ -106,7 +106,7 @@ def test_evaluate_and_report(tiny_experiment, tiny_corpus, tmp_path):
     table = (tiny_experiment / "eval" / "utterances.md").read_text()
     assert "TINY-0010" in table and "mcd_db" in table
     page = build_report(tiny_experiment).read_text()
-    assert "losses.png" in page and "step00000002_" in page and "step00000004_" in page
+    assert "losses.png" in page and "attention.png" in page and "step00000002_" in page and "step00000004_" in page
     assert "<audio controls" in page and "TINY-0010" in page
 
 

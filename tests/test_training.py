@@ -46,6 +46,8 @@ def test_training_steps_checkpoint_and_reload(tiny_corpus, tmp_path):
     assert (exp / "best.pt").is_file() and "optimizer" not in ckpt.load_checkpoint(exp / "best.pt")
     assert list((exp / "plots").glob("step00000030_*.png")) and list((exp / "audio").glob("step00000030_*.wav"))
     assert (exp / "train.log").read_text().count("validation at step 30") == 1
+    (val,) = [json.loads(x) for x in (exp / "metrics.jsonl").read_text().splitlines() if '"val"' in x]
+    assert 0 < val["attention_focus"] <= 1 and -1 <= val["attention_diagonal"] <= 1
     assert list((exp / "tensorboard").iterdir())
 
 

@@ -28,12 +28,16 @@ def _loss_figures(exp: Path, folder: Path) -> list[Path]:
     val = [r for r in records if r.get("split") == "val"]
     figures = []
     for name, keys in (("losses", ("loss", "mel", "mel_postnet", "stop", "guided_attention")),
+                       ("attention", ("attention_focus", "attention_diagonal")),
                        ("training", ("grad_norm", "lr", "frames_per_s"))):
+        if not any(key in r for r in records for key in keys):
+            continue  # e.g. a run from before validation measured attention
         fig, axes = plt.subplots(1, len(keys), figsize=(3.6 * len(keys), 3), squeeze=False)
         for ax, key in zip(axes[0], keys):
             ax.plot([r["step"] for r in train if key in r], [r[key] for r in train if key in r], label="train", lw=1)
-            if val and key in val[0]:
-                ax.plot([r["step"] for r in val], [r[key] for r in val], "o-", label="val", lw=1, ms=3)
+            shown = [r for r in val if key in r]
+            if shown:
+                ax.plot([r["step"] for r in shown], [r[key] for r in shown], "o-", label="val", lw=1, ms=3)
             ax.set_title(key, fontsize=9)
             ax.set_xlabel("step", fontsize=8)
             if key in ("loss", "mel", "mel_postnet", "stop"):

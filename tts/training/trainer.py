@@ -25,6 +25,7 @@ import torch.distributed as dist
 from torch.nn.parallel import DistributedDataParallel
 from torch.utils.data import DataLoader
 
+from tts.analysis.metrics import attention_report
 from tts.config import ExperimentConfig, config_from_dict, config_to_dict, save_config
 from tts.data import Collate, FeatureDataset, LengthBucketBatchSampler, feature_dir, read_manifest, require_corpus
 from tts.errors import TTSError
@@ -351,7 +352,9 @@ class Trainer:
     # ------------------------------------------------------------------ validation
     @torch.no_grad()
     def validate(self) -> float:
-        """Teacher-forced validation loss; on rank 0 also plots and Griffin-Lim audio of a few utterances."""
+        """Teacher-forced validation loss and attention quality (mean focus rate and diagonal
+        correlation over the split, so a run shows when alignment forms); on rank 0 also plots
+        and Griffin-Lim audio of a few utterances."""
         self.ddp_model.eval()
         r, _ = self.r_at(self.state.step)
         loader = self._loader(self.val_set, r, self.config.data.max_frames_per_batch, shuffle=False)
@@ -366,6 +369,12 @@ class Trainer:
             n = len(batch.utterance_ids)
             for key, value in terms.items():
                 totals[key] = totals.get(key, 0.0) + float(value) * n
+            alignments = output.alignments.float().cpu().numpy()
+            for i in range(n):
+                steps = -(-int(batch.mel_lengths[i]) // r)
+                report = attention_report(alignments[i, :steps, : int(batch.text_lengths[i])])
+                totals["attention_focus"] = totals.get("attention_focus", 0.0) + report.focus_rate
+                totals["attention_diagonal"] = totals.get("attention_diagonal", 0.0) + report.diagonal_correlation
             count += n
             if len(examples) < self.config.train.n_val_audio:
                 examples.append((batch, output))
