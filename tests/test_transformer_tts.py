@@ -74,7 +74,7 @@ def test_alpha_is_trainable_and_positions_extend():
     before = model.decoder_position.alpha.item()
     TTSLoss(config_from_dict({}).loss)(model(random_batch()), random_batch())["loss"].backward()
     optimizer.step()
-    assert float(model.decoder_position.alpha) != before
+    assert model.decoder_position.alpha.item() != before
     x = torch.zeros(1, 3000, 64)
     assert model.encoder_position(x).shape == (1, 3000, 64)  # beyond the initial 1024-row table
 

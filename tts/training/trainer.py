@@ -347,7 +347,7 @@ class Trainer:
                 self.writer.add_scalar(f"train/{key}", value, step)
         for name, module in self.model.named_modules():  # Transformer-TTS: the positional-encoding scales
             if hasattr(module, "alpha") and isinstance(module.alpha, torch.nn.Parameter):
-                self.writer.add_scalar(f"alpha/{name}", float(module.alpha), step)
+                self.writer.add_scalar(f"alpha/{name}", float(module.alpha.detach()), step)
 
     # ------------------------------------------------------------------ validation
     @torch.no_grad()
