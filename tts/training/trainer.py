@@ -96,9 +96,10 @@ class Trainer:
         self.scaler = torch.amp.GradScaler("cuda", enabled=self.amp_dtype == torch.float16)
         self.checkpoints = CheckpointManager(self.exp_dir, config.train.keep_last)
         self.state = TrainState()
-        if not resume and self.checkpoints.latest() is not None:
+        existing = self.checkpoints.latest()
+        if not resume and existing is not None:
             raise TTSError(f"{self.exp_dir} already holds checkpoints of another run (up to "
-                           f"{self.checkpoints.latest().name}); continue it with --resume or train into a new --out")
+                           f"{existing.name}); continue it with --resume or train into a new --out")
         if resume:
             self._resume(None if resume is True else Path(resume))
         elif config.train.warm_start:
