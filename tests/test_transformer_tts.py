@@ -1,3 +1,4 @@
+import numpy as np
 import pytest
 import torch
 
@@ -128,11 +129,19 @@ def test_transformer_trains_synthesizes_and_plots_heads(tiny_corpus, tmp_path):
     d["train"].update(max_steps=2, checkpoint_every=2)
     Trainer(config_from_dict(d), tiny_corpus, tmp_path / "exp", progress=False).fit()
     ckpt = tmp_path / "exp" / "checkpoint_00000002.pt"
-    result = Synthesizer.from_checkpoint(ckpt)(["A cat sat."], max_frames_per_token=2, griffin_lim_iters=2)[0]
+    result = Synthesizer.from_checkpoint(ckpt)(["A cat sat. It ran."], max_frames_per_token=2,
+                                               griffin_lim_iters=2)[0]
     assert result.segments[0].attention_heads.shape[:2] == (2, 2)
     assert result.alignment.shape[1] == len(result.tokens)
+    # the heads span both sentences, laid out like the alignment (and the mel) they are plotted with
+    heads, first = result.attention_heads, result.segments[0]
+    assert heads.shape == (2, 2) + result.alignment.shape
+    assert heads.shape[2] * 2 == result.mel.shape[1]
+    n_steps, n_text = first.alignment.shape
+    np.testing.assert_allclose(heads[..., :n_steps, :n_text], first.attention_heads)
+    assert float(np.abs(heads[..., :n_steps, n_text:]).max()) == 0.0
     for extra in (["--all-heads"], ["--head", "1,0"]):
         out = subprocess.run([sys.executable, "-m", "tts.cli", "plot-alignment", "--checkpoint", str(ckpt), "--text",
-                              "A cat sat.", "--max-frames-per-token", "2", "--gl-iters", "2", "--out",
+                              "A cat sat. It ran.", "--max-frames-per-token", "2", "--gl-iters", "2", "--out",
                               str(tmp_path / "h.png"), *extra], capture_output=True, text=True)
         assert out.returncode == 0, out.stderr

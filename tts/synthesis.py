@@ -56,7 +56,16 @@ class Result:
     stop_probs: np.ndarray
     segments: list[Segment]
     reduction_factor: int = 1
+    pause_steps: int = 0
     timings: dict[str, float] = field(default_factory=dict)
+
+    @property
+    def attention_heads(self) -> np.ndarray | None:
+        """Multi-head models: every encoder-decoder head over all sentences ``(L, H, T_steps, T_text)``,
+        laid out like :attr:`alignment`; ``None`` for single-attention models."""
+        if self.segments[0].attention_heads is None:
+            return None
+        return block_diagonal([seg.attention_heads for seg in self.segments], self.pause_steps)
 
     @property
     def tokens(self) -> list[str]:
@@ -182,36 +191,44 @@ class Synthesizer:
         for ti, text in enumerate(texts):
             segs = [segments[(ti, si)] for si in range(len(prepared[ti]))]
             t1 = time.perf_counter()
-            mel, alignment, stops = self._join(segs, pause_seconds)
+            mel, alignment, stops, pause_steps = self._join(segs, pause_seconds)
             wav = self.vocoder(torch.from_numpy(mel).to(self.device), n_iter=griffin_lim_iters).cpu().numpy()
             vocoder_s = time.perf_counter() - t1
             share = len(segs) / max(len(flat), 1)
             timings = {"frontend": frontend_s * share, "acoustic": acoustic_s * share, "vocoder": vocoder_s}
             timings["total"] = sum(timings.values())
             results.append(Result(text, wav, self.config.audio.sample_rate, mel, alignment, stops, segs,
-                                  self.model.reduction_factor, timings))
+                                  self.model.reduction_factor, pause_steps, timings))
         return results
 
-    def _join(self, segments: list[Segment], pause_seconds: float) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-        """Concatenate sentences with pauses: mel, block-diagonal alignment, stop probabilities."""
+    def _join(self, segments: list[Segment], pause_seconds: float) -> tuple[np.ndarray, np.ndarray, np.ndarray, int]:
+        """Concatenate sentences with pauses: mel, block-diagonal alignment, stop probabilities, pause steps."""
         r = self.model.reduction_factor
         pause_steps = int(round(pause_seconds * self.config.audio.sample_rate / self.config.audio.hop_length / r))
-        n_mels = self.config.audio.n_mels
-        mels, blocks, stops = [], [], []
-        n_text = sum(s.alignment.shape[1] for s in segments)
-        offset = 0
+        pause_mel = np.full((self.config.audio.n_mels, pause_steps * r), MEL_PAD_VALUE, dtype=np.float32)
+        mels, stops = [], []
         for k, seg in enumerate(segments):
             if k:
-                mels.append(np.full((n_mels, pause_steps * r), MEL_PAD_VALUE, dtype=np.float32))
-                blocks.append(np.zeros((pause_steps, n_text), dtype=np.float32))
+                mels.append(pause_mel)
                 stops.append(np.zeros(pause_steps, dtype=np.float32))
             mels.append(seg.mel)
-            block = np.zeros((seg.alignment.shape[0], n_text), dtype=np.float32)
-            block[:, offset: offset + seg.alignment.shape[1]] = seg.alignment
-            blocks.append(block)
             stops.append(seg.stop_probs)
-            offset += seg.alignment.shape[1]
-        return np.concatenate(mels, axis=1), np.concatenate(blocks, axis=0), np.concatenate(stops)
+        alignment = block_diagonal([seg.alignment for seg in segments], pause_steps)
+        return np.concatenate(mels, axis=1), alignment, np.concatenate(stops), pause_steps
+
+
+def block_diagonal(alignments: list[np.ndarray], pause_steps: int) -> np.ndarray:
+    """Join per-sentence attention ``(..., T_steps_i, T_text_i)`` into ``(..., T_steps, T_text)``:
+    sentence i attends only its own tokens, and the ``pause_steps`` between sentences attend nowhere."""
+    lead = alignments[0].shape[:-2]
+    n_steps = sum(a.shape[-2] for a in alignments) + pause_steps * (len(alignments) - 1)
+    joined = np.zeros(lead + (n_steps, sum(a.shape[-1] for a in alignments)), dtype=np.float32)
+    step = token = 0
+    for a in alignments:
+        joined[..., step: step + a.shape[-2], token: token + a.shape[-1]] = a
+        step += a.shape[-2] + pause_steps
+        token += a.shape[-1]
+    return joined
 
 
 def write_outputs(results: list[Result], out: str | Path, checkpoint_step: int | None = None, plots: bool = True,

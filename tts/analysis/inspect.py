@@ -38,15 +38,15 @@ def teacher_forced(synthesizer: Synthesizer, data_root: str | Path, utterance: s
             "target_mel": batch.mels[0, :, :n_frames].cpu().numpy(),
             "stop_probs": torch.sigmoid(output.stop_logits[0, :steps]).float().cpu().numpy(),
             "tokens": tokens, "report": attention_report(alignment, symbols=tokens),
-            "title": f"{utterance} (teacher-forced)", "head_tokens": tokens}
+            "title": f"{utterance} (teacher-forced)"}
 
 
 def free_running(synthesizer: Synthesizer, text: str, **options) -> dict:
+    """Alignment, mel and stop curve of synthesized text (all its sentences, joined with pauses)."""
     result = synthesizer([text], **options)[0]
-    first = result.segments[0]
-    return {"alignment": result.alignment, "heads": first.attention_heads, "mel": result.mel, "target_mel": None,
-            "stop_probs": result.stop_probs, "tokens": result.tokens, "report": first.report, "title": text[:100],
-            "head_tokens": synthesizer.tokenizer.ids_to_symbols(first.tokens.ids)}
+    return {"alignment": result.alignment, "heads": result.attention_heads, "mel": result.mel, "target_mel": None,
+            "stop_probs": result.stop_probs, "tokens": result.tokens, "report": result.segments[0].report,
+            "title": text[:100]}
 
 
 def plot_alignments(checkpoints: list[str], out: str | Path, text: str | None = None, data_root: str | None = None,
@@ -74,7 +74,7 @@ def plot_alignments(checkpoints: list[str], out: str | Path, text: str | None = 
             layers, n_heads = panel["heads"].shape[:2]
             if not (-layers <= head[0] < layers and 0 <= head[1] < n_heads):
                 raise TTSError(f"--head {head[0]},{head[1]} outside {layers} layers x {n_heads} heads")
-            panel["alignment"], panel["tokens"] = panel["heads"][head[0], head[1]], panel["head_tokens"]
+            panel["alignment"] = panel["heads"][head[0], head[1]]
             panel["report"] = attention_report(panel["alignment"], symbols=panel["tokens"])
             panel["title"] += f" · layer {head[0]} head {head[1]}"
         panels.append(panel)
@@ -114,7 +114,7 @@ def head_grid(panel: dict) -> plt.Figure:
     fig, axes = plt.subplots(layers, n_heads, figsize=(2.6 * n_heads, 2.3 * layers), squeeze=False)
     for l in range(layers):
         for h in range(n_heads):
-            report = attention_report(heads[l, h], symbols=panel["head_tokens"])
+            report = attention_report(heads[l, h], symbols=panel["tokens"])
             ax = axes[l, h]
             ax.imshow(heads[l, h].T, origin="lower", aspect="auto", interpolation="none", cmap="viridis")
             ax.set_title(f"layer {l} head {h}\nfocus {report.focus_rate:.2f} diag {report.diagonal_correlation:.2f}",
