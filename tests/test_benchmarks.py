@@ -14,3 +14,18 @@ def test_attention_benchmark_reports_each_mechanism(capsys):
     for row in result["results"].values():
         assert row["steps_to_alignment"] is None  # two steps never align
         assert 0.0 <= row["final_focus_rate"] <= 1.0
+
+
+def test_model_benchmark_times_any_configured_model(capsys, tmp_path):
+    config = tmp_path / "tiny.yaml"
+    config.write_text("model:\n  name: transformer_tts\n  transformer_tts: {embedding_dim: 32, d_model: 32, heads: 2, "
+                      "encoder_layers: 1, decoder_layers: 1, ffn_dim: 64, decoder_prenet_dims: [32, 32], "
+                      "postnet_layers: 2, postnet_channels: 32, reduction_factor: 2}\n")
+    cli.main(["bench", "model", "--config", str(config), "--threads", "1"])
+    result = json.loads(capsys.readouterr().out)
+    assert (result["model"], result["reduction_factor"], result["attention"]) == (
+        "transformer_tts", 2, "2-head encoder-decoder")
+    assert result["train"]["frames"] > 8 * 400 and result["train"]["mel_frames_per_second"] > 0
+    assert sorted(result["inference_ms_per_decoder_step"]) == ["fp32_batch1", "fp32_batch16", "int8_batch1",
+                                                                "int8_batch16"]
+    assert all(v > 0 for v in result["inference_realtime_factor_batch1"].values())

@@ -73,21 +73,22 @@ def bench_griffin_lim(seconds: float = 10.0, iters: int = 64, threads: int = 2,
     }
 
 
-def bench_tacotron2(threads: int = 2, config_path: str | None = None, train_steps: int = 3,
-                    inference_steps: int = 100, seed: int = 0) -> dict:
-    """Tacotron2 speed on this machine: training mel frames/s (batch 8, text 80–120 tokens, mel
-    400–600 frames, Adam, clipping 1.0) and inference ms per decoder step at batch 1 and 16,
-    in fp32 and with int8 weights. Default sizes: NVIDIA's (configs/tacotron2.yaml)."""
+def bench_model(threads: int = 2, config_path: str | None = None, train_steps: int = 3,
+                inference_steps: int = 100, seed: int = 0) -> dict:
+    """Acoustic model speed on this machine: training mel frames/s (batch 8, text 80–120 tokens,
+    mel 400–600 frames, Adam, clipping 1.0) and inference ms per decoder step over the first
+    ``inference_steps`` steps at batch 1 and 16, in fp32 and with int8 weights. The model is the
+    config's (``model.name``); default: NVIDIA's Tacotron2 (configs/tacotron2.yaml)."""
     from tts.config import load_config
     from tts.data import Batch
-    from tts.models import Tacotron2
+    from tts.models import build_model
     from tts.models.quantize import quantize_int8
     from tts.training.losses import TTSLoss
 
     torch.set_num_threads(threads)
     torch.manual_seed(seed)
     config = load_config(config_path or Path(__file__).resolve().parents[1] / "configs" / "tacotron2.yaml")
-    model = Tacotron2(config.model.tacotron2, n_symbols=148, n_mels=config.audio.n_mels)
+    model = build_model(config.model, n_symbols=148, n_mels=config.audio.n_mels)
     r = model.reduction_factor
     g = torch.Generator().manual_seed(seed)
     text_lengths = torch.randint(80, 121, (8,), generator=g).sort(descending=True).values
@@ -127,7 +128,9 @@ def bench_tacotron2(threads: int = 2, config_path: str | None = None, train_step
     int8 = quantize_int8(model)
     result = {
         "threads": threads, "parameters_millions": round(sum(p.numel() for p in model.parameters()) / 1e6, 2),
-        "reduction_factor": r, "attention": config.model.tacotron2.attention.kind,
+        "model": config.model.name, "reduction_factor": r,
+        "attention": (config.model.tacotron2.attention.kind if config.model.name == "tacotron2"
+                      else f"{config.model.transformer_tts.heads}-head encoder-decoder"),
         "train": {"batch": 8, "frames": int(mel_lengths.sum()), "seconds_per_step": round(train_s, 3),
                   "mel_frames_per_second": round(float(mel_lengths.sum()) / train_s, 1)},
         "inference_ms_per_decoder_step": {

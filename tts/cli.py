@@ -69,8 +69,8 @@ def _cmd_bench(args: argparse.Namespace) -> None:
     if args.name == "griffin-lim":
         result = benchmarks.bench_griffin_lim(seconds=args.seconds, iters=args.iters, threads=args.threads,
                                               wav_path=args.wav)
-    elif args.name == "tacotron2":
-        result = benchmarks.bench_tacotron2(threads=args.threads, config_path=args.config)
+    elif args.name == "model":
+        result = benchmarks.bench_model(threads=args.threads, config_path=args.config)
     else:
         result = benchmarks.bench_attention(kinds=args.kinds, max_steps=args.max_steps, threads=args.threads,
                                             guided=not args.no_guided)
@@ -285,11 +285,11 @@ def build_parser() -> argparse.ArgumentParser:
     p.set_defaults(func=_cmd_report)
 
     p = sub.add_parser("bench", help="benchmarks that print JSON")
-    p.add_argument("name", choices=["griffin-lim", "tacotron2", "attention"])
+    p.add_argument("name", choices=["griffin-lim", "model", "attention"])
     p.add_argument("--max-steps", type=int, default=400, help="attention: training steps per mechanism")
     p.add_argument("--kinds", nargs="+", help="attention: mechanisms to compare (default: all registered)")
     p.add_argument("--no-guided", action="store_true", help="attention: train without the guided attention loss")
-    p.add_argument("--config", help="tacotron2: model config (default: configs' NVIDIA sizes)")
+    p.add_argument("--config", help="model: its config, Tacotron2 or Transformer-TTS (default: configs/tacotron2.yaml)")
     p.add_argument("--seconds", type=float, default=10.0)
     p.add_argument("--iters", type=int, default=64)
     p.add_argument("--threads", type=int, default=2)

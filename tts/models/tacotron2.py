@@ -67,11 +67,9 @@ class Decoder(nn.Module):
                 "attention": self.attention.init_state(memory, mask)}
 
     def frames(self, hidden: torch.Tensor) -> torch.Tensor:
-        """Decoder hidden ``(B, [T_steps,] D)`` → r mel frames per step ``(B, [T_steps,] r · n_mels)``."""
-        if self.r == self.max_r:
-            return self.mel_proj(hidden)
-        n = self.r * self.n_mels
-        return nn.functional.linear(hidden, self.mel_proj.weight[:n], self.mel_proj.bias[:n])
+        """Decoder hidden ``(B, [T_steps,] D)`` → r mel frames per step ``(B, [T_steps,] r · n_mels)``: the
+        first r of the projection's max_r frames (slicing the output keeps int8-quantized layers usable)."""
+        return self.mel_proj(hidden)[..., : self.r * self.n_mels]
 
     def step(self, prenet_out: torch.Tensor, state: dict) -> tuple[torch.Tensor, torch.Tensor, dict]:
         """One decoder step: prenet output ``(B, P)`` → hidden ``(B, D_dec + D_enc)``, weights ``(B, T_text)``."""

@@ -14,7 +14,6 @@ import math
 
 import torch
 from torch import nn
-from torch.nn import functional as F
 
 from tts.config import TransformerTTSConfig
 from tts.errors import TTSError
@@ -177,8 +176,8 @@ class TransformerTTS(nn.Module):
         self.r = r
 
     def frames(self, hidden: torch.Tensor) -> torch.Tensor:
-        n = self.r * self.n_mels
-        return F.linear(hidden, self.mel_linear.weight[:n], self.mel_linear.bias[:n])
+        """Decoder output ``(B, [T_steps,] d)`` → the first r of max_r frames ``(B, [T_steps,] r · n_mels)``."""
+        return self.mel_linear(hidden)[..., : self.r * self.n_mels]
 
     # ------------------------------------------------------------------ encoder
     def encode(self, ids: torch.Tensor, lengths: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
