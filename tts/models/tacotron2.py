@@ -103,7 +103,7 @@ class Decoder(nn.Module):
             hidden.append(h)
             alignments.append(weights)
         hidden_seq = torch.stack(hidden, dim=1)                           # (B, T_steps, D)
-        mel = self.frames(hidden_seq).view(batch, steps * self.r, self.n_mels).transpose(1, 2)
+        mel = self.frames(hidden_seq).reshape(batch, steps * self.r, self.n_mels).transpose(1, 2)
         return mel, self.stop_proj(hidden_seq).squeeze(-1), torch.stack(alignments, dim=1)
 
 
@@ -180,7 +180,7 @@ class Tacotron2(nn.Module):
                 state["attention"]["mask"] = mask & window
             hidden, weights, state = self.decoder.step(self.decoder.prenet(frame), state)
             state["attention"]["mask"] = mask
-            frames = self.decoder.frames(hidden).view(batch, r, self.n_mels)
+            frames = self.decoder.frames(hidden).reshape(batch, r, self.n_mels)
             stop_prob = torch.sigmoid(self.decoder.stop_proj(hidden).squeeze(-1))
             mels.append(frames)
             stops.append(stop_prob)
