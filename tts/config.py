@@ -218,6 +218,23 @@ class ReductionStage:
 
 
 @dataclass
+class ScheduledSamplingConfig:
+    """Parallel scheduled sampling: feed the decoder its own teacher-forced predictions instead of
+    the ground-truth previous frame with ``probability``, ramped linearly from 0 at ``start_step``
+    over ``ramp_steps`` (0: at once). 0 disables it (plain teacher forcing)."""
+
+    probability: float = 0.0
+    start_step: int = 0
+    ramp_steps: int = 0
+
+    def __post_init__(self) -> None:
+        if not 0.0 <= self.probability <= 1.0:
+            raise ConfigError(f"train.scheduled_sampling.probability must lie in [0, 1], got {self.probability}")
+        if self.start_step < 0 or self.ramp_steps < 0:
+            raise ConfigError("train.scheduled_sampling.start_step and ramp_steps must not be negative")
+
+
+@dataclass
 class TrainConfig:
     """Trainer settings."""
 
@@ -233,6 +250,7 @@ class TrainConfig:
     n_val_audio: int = 2
     max_nan_steps: int = 10
     r_schedule: list[ReductionStage] = field(default_factory=list)
+    scheduled_sampling: ScheduledSamplingConfig = field(default_factory=ScheduledSamplingConfig)
     warm_start: str = ""
     ignore_layers: list[str] = field(default_factory=list)
 

@@ -34,6 +34,7 @@ from tts.text import SymbolInventory, Tokenizer
 from tts.training.checkpoint import CheckpointManager, load_checkpoint, rng_state, set_rng_state
 from tts.training.losses import TTSLoss
 from tts.training.optim import build_optimizer, build_scheduler
+from tts.training.scheduled_sampling import mix_in_predictions, sampling_probability
 
 log = logging.getLogger("tts.train")
 
@@ -298,8 +299,10 @@ class Trainer:
         return torch.autocast(self.device.type, dtype=self.amp_dtype or torch.float32, enabled=self.amp_dtype is not None)
 
     def _forward_backward(self, batch) -> dict[str, torch.Tensor]:
+        probability = sampling_probability(self.config.train.scheduled_sampling, self.state.step + 1)
         with self._autocast():
-            output = self.ddp_model(batch)
+            inputs = mix_in_predictions(self.model, batch, probability) if probability > 0 else batch
+            output = self.ddp_model(inputs)
             terms = self.criterion(output, batch, self.state.step)
         finite = torch.isfinite(terms["loss"]).float()
         if self.world_size > 1:
@@ -340,6 +343,7 @@ class Trainer:
         step = self.state.step
         record = {"step": step, **{k: round(float(v), 6) for k, v in terms.items()}, "grad_norm": round(grad_norm, 4),
                   "lr": self.scheduler.get_last_lr()[0], "frames_per_s": round(fps, 1), "r": r,
+                  "sampling_probability": round(sampling_probability(self.config.train.scheduled_sampling, step), 4),
                   "nan_steps": self.state.nan_total}
         with open(self.exp_dir / "metrics.jsonl", "a") as fh:
             fh.write(json.dumps(record) + "\n")

@@ -1,0 +1,40 @@
+"""Parallel scheduled sampling (Duckworth et al. 2019, "Parallel Scheduled Sampling").
+
+Teacher forcing lets an autoregressive decoder predict the next frame mostly from the previous
+ground-truth frame; at inference it then drifts on its own output and ignores the text (the
+exposure bias that keeps Transformer-TTS unintelligible long after its attention is diagonal).
+Here a first teacher-forced pass without gradients predicts every frame, and each decoder input
+frame is replaced by that prediction with some probability; the second pass, whose loss is
+trained against the real targets, has to read the text to correct its own mistakes. Works for
+any model whose forward builds its decoder inputs from ``batch.mels``.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+
+import torch
+
+from tts.config import ScheduledSamplingConfig
+from tts.data import Batch
+
+
+def sampling_probability(config: ScheduledSamplingConfig, step: int) -> float:
+    """Probability of feeding a predicted frame at ``step``: 0 before ``start_step``, then a linear
+    ramp over ``ramp_steps`` up to ``config.probability``."""
+    if config.probability <= 0 or step < config.start_step:
+        return 0.0
+    if config.ramp_steps <= 0:
+        return config.probability
+    return config.probability * min(1.0, (step - config.start_step) / config.ramp_steps)
+
+
+@torch.no_grad()
+def mix_in_predictions(model: torch.nn.Module, batch: Batch, probability: float) -> Batch:
+    """A copy of ``batch`` whose ``mels`` (the decoder inputs, ``(B, n_mels, T_mel)``) hold the
+    model's own teacher-forced ``mel_before`` at a random ``probability`` share of real frames;
+    targets stay in the original batch. Padding frames are left as they are."""
+    predicted = model(batch).mel_before.to(batch.mels.dtype)
+    chosen = torch.rand(batch.mels.shape[0], batch.mels.shape[2], device=batch.mels.device) < probability
+    chosen &= batch.mel_mask
+    return dataclasses.replace(batch, mels=torch.where(chosen.unsqueeze(1), predicted, batch.mels))
