@@ -48,6 +48,7 @@ def test_training_steps_checkpoint_and_reload(tiny_corpus, tmp_path):
     assert (exp / "train.log").read_text().count("validation at step 30") == 1
     (val,) = [json.loads(x) for x in (exp / "metrics.jsonl").read_text().splitlines() if '"val"' in x]
     assert 0 < val["attention_focus"] <= 1 and -1 <= val["attention_diagonal"] <= 1
+    assert 0.5 < val["text_reliance"] < 5 and "mel_wrong_text" not in val
     assert list((exp / "tensorboard").iterdir())
 
 

@@ -9,6 +9,7 @@ same dropout masks as an uninterrupted one.
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import logging
 import math
@@ -32,7 +33,7 @@ from tts.errors import TTSError
 from tts.models import build_model
 from tts.text import SymbolInventory, Tokenizer
 from tts.training.checkpoint import CheckpointManager, load_checkpoint, rng_state, set_rng_state
-from tts.training.losses import TTSLoss
+from tts.training.losses import TTSLoss, masked_mel_loss
 from tts.training.optim import build_optimizer, build_scheduler
 from tts.training.scheduled_sampling import mix_in_predictions, sampling_probability
 
@@ -358,8 +359,10 @@ class Trainer:
     @torch.no_grad()
     def validate(self) -> float:
         """Teacher-forced validation loss and attention quality (mean focus rate and diagonal
-        correlation over the split, so a run shows when alignment forms); on rank 0 also plots
-        and Griffin-Lim audio of a few utterances."""
+        correlation over the split, so a run shows when alignment forms) and ``text_reliance``: the
+        mel loss with every item given another item's text over the loss with its own. Near 1 the
+        decoder predicts from its previous frames alone and will babble when free-running, however
+        diagonal its attention looks. On rank 0 also plots and Griffin-Lim audio of a few utterances."""
         self.ddp_model.eval()
         r, _ = self.r_at(self.state.step)
         loader = self._loader(self.val_set, r, self.config.data.max_frames_per_batch, shuffle=False)
@@ -374,6 +377,13 @@ class Trainer:
             n = len(batch.utterance_ids)
             for key, value in terms.items():
                 totals[key] = totals.get(key, 0.0) + float(value) * n
+            if n > 1:  # swapped texts: the batch's neighbours, similar in length
+                swapped = dataclasses.replace(batch, ids=batch.ids.roll(1, 0), text_lengths=batch.text_lengths.roll(1, 0))
+                with self._autocast():
+                    wrong = self.model(swapped).mel_before
+                totals["mel_own_text"] = totals.get("mel_own_text", 0.0) + float(terms["mel"]) * n
+                totals["mel_wrong_text"] = totals.get("mel_wrong_text", 0.0) + float(
+                    masked_mel_loss(wrong, batch.mels, batch.mel_lengths, self.config.loss.mel_loss)) * n
             alignments = output.alignments.float().cpu().numpy()
             for i in range(n):
                 steps = -(-int(batch.mel_lengths[i]) // r)
@@ -384,6 +394,8 @@ class Trainer:
             if len(examples) < self.config.train.n_val_audio:
                 examples.append((batch, output))
         metrics = {k: v / count for k, v in totals.items()}
+        if "mel_wrong_text" in metrics:
+            metrics["text_reliance"] = metrics.pop("mel_wrong_text") / max(metrics.pop("mel_own_text"), 1e-12)
         if self.is_main:
             self._report_validation(metrics, examples)
         return metrics["loss"]
