@@ -41,10 +41,16 @@ def test_probability_outside_unit_interval_is_a_config_error():
         config_from_dict({"train": {"scheduled_sampling": {"probability": 1.5}}})
 
 
-def test_training_logs_the_ramp(tiny_corpus, tmp_path):
+def test_training_logs_the_ramp(tiny_corpus, tmp_path, monkeypatch):
+    from tts.training import trainer
+
+    used = []
+    monkeypatch.setattr(trainer, "mix_in_predictions",
+                        lambda model, batch, p: used.append(p) or mix_in_predictions(model, batch, p))
     d = tiny_config_dict()
     d["train"].update(max_steps=4, log_every=1, scheduled_sampling={"probability": 0.5, "start_step": 1, "ramp_steps": 2})
     Trainer(config_from_dict(d), tiny_corpus, tmp_path / "exp", progress=False).fit()
+    assert used == [0.25, 0.5, 0.5]  # step 1 is plain teacher forcing, then the decoder is fed its predictions
     records = [json.loads(x) for x in (tmp_path / "exp" / "metrics.jsonl").read_text().splitlines()]
     train = [r for r in records if "split" not in r]
     assert [r["sampling_probability"] for r in train] == [0.0, 0.25, 0.5, 0.5]
