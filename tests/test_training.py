@@ -11,12 +11,12 @@ import torch
 import yaml
 
 from conftest import tiny_config_dict
-from tts.config import config_from_dict, load_config
+from tts.config import ScheduleConfig, config_from_dict, load_config
 from tts.errors import ConfigError, TTSError
+from tts.synthesis import Synthesizer
 from tts.training import checkpoint as ckpt
 from tts.training.optim import lr_multiplier
 from tts.training.trainer import Trainer
-from tts.config import ScheduleConfig
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -165,6 +165,8 @@ def test_gradual_reduction_schedule(tiny_corpus, tmp_path):
     Trainer(config_from_dict(d), tiny_corpus, tmp_path / "exp", progress=False).fit()
     records = [json.loads(x) for x in (tmp_path / "exp" / "metrics.jsonl").read_text().splitlines()]
     assert [r["r"] for r in records if "split" not in r] == [3, 3, 2, 2]
+    # the checkpoint synthesizes with the r it ended on, not the config's starting r
+    assert Synthesizer.from_checkpoint(tmp_path / "exp" / "checkpoint_00000004.pt").model.reduction_factor == 2
 
 
 def test_config_errors_name_the_key(tmp_path):

@@ -159,8 +159,10 @@ class Trainer:
                  self.world_size, len(self.train_set), len(self.val_set))
 
     def _payload(self, full: bool = True) -> dict[str, Any]:
+        config = config_to_dict(self.config)  # with the r in force, which a gradual schedule may have changed
+        config["model"][self.config.model.name]["reduction_factor"] = self.model.reduction_factor
         payload: dict[str, Any] = {
-            "model": self.model.state_dict(), "config": config_to_dict(self.config),
+            "model": self.model.state_dict(), "config": config,
             "symbols": self.inventory.to_dict(), "model_name": self.config.model.name, "step": self.state.step,
         }
         if full:
