@@ -122,6 +122,31 @@ def test_evaluate_with_the_recognizer(tiny_experiment, tiny_corpus, tmp_path):
     assert {"transcript", "reference_transcript", "wer", "cer"} <= set(row)
 
 
+def test_validate_reproduces_the_trainers_figures(tiny_experiment, tiny_corpus, tmp_path):
+    """``tts validate`` on a saved checkpoint gives the numbers the trainer logged at that step."""
+    logged = [json.loads(line) for line in (tiny_experiment / "metrics.jsonl").read_text().splitlines()]
+    at_4 = next(r for r in logged if r.get("split") == "val" and r["step"] == 4)
+    out = tts_cli("validate", "--checkpoint", str(tiny_experiment / "checkpoint_00000004.pt"), "--data", str(tiny_corpus))
+    assert out.returncode == 0, out.stderr
+    summary = json.loads(out.stdout)
+    assert summary["checkpoint_step"] == 4 and summary["split"] == "val" and summary["utterances"] == 2
+    for key in ("loss", "mel", "stop", "attention_focus", "attention_diagonal", "text_reliance"):
+        assert summary[key] == pytest.approx(at_4[key], rel=1e-4, abs=1e-6), key
+    bad = tts_cli("validate", "--checkpoint", str(tiny_experiment / "checkpoint_00000004.pt"), "--data",
+                  str(tiny_corpus), "--split", "dev")
+    assert bad.returncode == 2 and bad.stderr.count("\n") == 1 and "dev" in bad.stderr
+
+
+def test_validate_transcribes_teacher_forced_speech(synthesizer, tiny_corpus):
+    pytest.importorskip("faster_whisper")
+    from tts.analysis.validate import validate_checkpoint
+
+    summary = validate_checkpoint(synthesizer, tiny_corpus, limit=1, asr_utterances=3, progress=False)
+    assert summary["utterances"] == 1 and summary["asr_utterances"] == 1  # no more than the split holds
+    assert summary["teacher_forced_wer"] >= 0 and summary["teacher_forced_cer"] >= 0
+    assert "text_reliance" not in summary  # a batch of one has no neighbour to swap texts with
+
+
 def test_export_release_checkpoint(tiny_experiment, tmp_path):
     import torch
 

@@ -175,6 +175,14 @@ def _cmd_evaluate(args: argparse.Namespace) -> None:
     print(f"per-utterance table: {args.out}/utterances.md")
 
 
+def _cmd_validate(args: argparse.Namespace) -> None:
+    from tts.analysis.validate import validate_checkpoint
+    from tts.synthesis import Synthesizer
+
+    synthesizer = Synthesizer.from_checkpoint(args.checkpoint, device=args.device)
+    print(json.dumps(validate_checkpoint(synthesizer, args.data, args.split, args.limit, args.asr), indent=1))
+
+
 def _cmd_plot_alignment(args: argparse.Namespace) -> None:
     from tts.analysis.inspect import plot_alignments
 
@@ -261,6 +269,16 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--batch-size", type=int, default=8)
     _add_synthesis_options(p)
     p.set_defaults(func=_cmd_evaluate)
+
+    p = sub.add_parser("validate", help="teacher-forced losses, attention and text reliance of a checkpoint")
+    p.add_argument("--checkpoint", help="checkpoint file (default: the bundled model)")
+    p.add_argument("--data", required=True, help="corpus root with computed features")
+    p.add_argument("--split", default="val")
+    p.add_argument("--limit", type=int, help="only the first N utterances of the split")
+    p.add_argument("--asr", type=int, default=0, metavar="N",
+                   help="also the WER of N utterances' teacher-forced speech (needs the eval extra)")
+    p.add_argument("--device", default="cpu")
+    p.set_defaults(func=_cmd_validate)
 
     p = sub.add_parser("plot-alignment", help="alignment figure of one or several checkpoints")
     p.add_argument("--checkpoint", nargs="+", required=True, help="one or more checkpoints (side by side)")

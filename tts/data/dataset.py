@@ -9,8 +9,9 @@ from typing import Iterator
 
 import numpy as np
 import torch
-from torch.utils.data import Dataset, Sampler
+from torch.utils.data import DataLoader, Dataset, Sampler
 
+from tts.config import DataConfig
 from tts.data.corpus import read_split
 from tts.data.features import read_manifest
 from tts.errors import TTSError
@@ -54,10 +55,10 @@ class Batch:
 class FeatureDataset(Dataset):
     """Items of one split from a feature cache: ``(id, ids (T_text,), mel (n_mels, T_mel))``."""
 
-    def __init__(self, cache: str | Path, corpus_root: str | Path, split: str):
+    def __init__(self, cache: str | Path, corpus_root: str | Path, split: str, limit: int | None = None):
         self.cache = Path(cache)
         manifest = {m["id"]: m for m in read_manifest(cache)}
-        wanted = read_split(corpus_root, split)
+        wanted = read_split(corpus_root, split)[:limit]
         self.entries = [manifest[i] for i in wanted if i in manifest]
         if not self.entries:
             raise TTSError(f"split '{split}' has no utterances with features in {cache}")
@@ -157,3 +158,14 @@ class LengthBucketBatchSampler(Sampler[list[int]]):
 
     def __len__(self) -> int:
         return max(len(self._batches()) - self.skip, 0)
+
+
+def bucketed_loader(dataset: FeatureDataset, data: DataConfig, r: int, max_frames: int, seed: int,
+                    shuffle: bool, rank: int = 0, world_size: int = 1) -> DataLoader:
+    """Loader of :class:`Batch` es from a :class:`LengthBucketBatchSampler`; without ``shuffle``
+    the batches are a fixed function of the split (validation figures are comparable across runs)."""
+    sampler = LengthBucketBatchSampler(
+        dataset.frame_lengths, max_frames, data.max_batch_size, seed=seed, shuffle=shuffle,
+        bucket_size=data.max_batch_size * data.bucket_size_multiplier, rank=rank, world_size=world_size)
+    return DataLoader(dataset, batch_sampler=sampler, collate_fn=Collate(r), num_workers=data.num_workers,
+                      generator=torch.Generator().manual_seed(seed))

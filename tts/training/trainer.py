@@ -9,7 +9,6 @@ same dropout masks as an uninterrupted one.
 
 from __future__ import annotations
 
-import dataclasses
 import json
 import logging
 import math
@@ -24,18 +23,17 @@ from typing import Any
 import torch
 import torch.distributed as dist
 from torch.nn.parallel import DistributedDataParallel
-from torch.utils.data import DataLoader
 
-from tts.analysis.metrics import attention_report
 from tts.config import ExperimentConfig, config_from_dict, config_to_dict, save_config
-from tts.data import Collate, FeatureDataset, LengthBucketBatchSampler, feature_dir, read_manifest, require_corpus
+from tts.data import FeatureDataset, bucketed_loader, feature_dir, read_manifest, require_corpus
 from tts.errors import TTSError
 from tts.models import build_model
 from tts.text import SymbolInventory, Tokenizer
 from tts.training.checkpoint import CheckpointManager, load_checkpoint, rng_state, set_rng_state
-from tts.training.losses import TTSLoss, masked_mel_loss
+from tts.training.losses import TTSLoss
 from tts.training.optim import build_optimizer, build_scheduler
 from tts.training.scheduled_sampling import mix_in_predictions, sampling_probability
+from tts.training.validation import teacher_forced_metrics
 
 log = logging.getLogger("tts.train")
 
@@ -216,14 +214,6 @@ class Trainer:
         log.info("warm start from %s: %d tensors loaded, %d left at their initial values", path, len(kept),
                  len(own) - len(kept))
 
-    def _loader(self, dataset: FeatureDataset, r: int, max_frames: int, shuffle: bool) -> DataLoader:
-        sampler = LengthBucketBatchSampler(
-            dataset.frame_lengths, max_frames, self.config.data.max_batch_size, seed=self.config.train.seed,
-            shuffle=shuffle, bucket_size=self.config.data.max_batch_size * self.config.data.bucket_size_multiplier,
-            rank=self.rank if shuffle else 0, world_size=self.world_size if shuffle else 1)
-        return DataLoader(dataset, batch_sampler=sampler, collate_fn=Collate(r), num_workers=self.config.data.num_workers,
-                          generator=torch.Generator().manual_seed(self.config.train.seed))
-
     # ------------------------------------------------------------------ training
     def fit(self) -> TrainState:
         """Train until ``train.max_steps``; Ctrl-C or SIGTERM (a scheduler's kill, ``kill PID``)
@@ -253,7 +243,8 @@ class Trainer:
         while self.state.step < cfg.max_steps:
             r, max_frames = self.r_at(self.state.step)
             self.model.set_reduction_factor(r)
-            loader = self._loader(self.train_set, r, max_frames, shuffle=True)
+            loader = bucketed_loader(self.train_set, self.config.data, r, max_frames, cfg.seed, shuffle=True,
+                                     rank=self.rank, world_size=self.world_size)
             loader.batch_sampler.set_epoch(self.state.epoch, skip=self.state.batch_in_epoch)
             if self.state.batch_in_epoch == 0 and len(loader.batch_sampler) < cfg.grad_accum:
                 raise TTSError(f"an epoch holds {len(loader.batch_sampler)} batches per process, fewer than "
@@ -360,44 +351,15 @@ class Trainer:
     # ------------------------------------------------------------------ validation
     @torch.no_grad()
     def validate(self) -> float:
-        """Teacher-forced validation loss and attention quality (mean focus rate and diagonal
-        correlation over the split, so a run shows when alignment forms) and ``text_reliance``: the
-        mel loss with every item given another item's text over the loss with its own. Near 1 the
-        decoder predicts from its previous frames alone and will babble when free-running, however
-        diagonal its attention looks. On rank 0 also plots and Griffin-Lim audio of a few utterances."""
+        """Teacher-forced validation (:func:`teacher_forced_metrics`: loss terms, attention focus and
+        diagonal correlation, text_reliance); on rank 0 also plots and Griffin-Lim audio of a few
+        utterances."""
         self.ddp_model.eval()
         r, _ = self.r_at(self.state.step)
-        loader = self._loader(self.val_set, r, self.config.data.max_frames_per_batch, shuffle=False)
-        totals: dict[str, float] = {}
-        count = 0
-        examples = []
-        for batch in loader:
-            batch = batch.to(self.device)
-            with self._autocast():
-                output = self.model(batch)
-                terms = self.criterion(output, batch, self.state.step)
-            n = len(batch.utterance_ids)
-            for key, value in terms.items():
-                totals[key] = totals.get(key, 0.0) + float(value) * n
-            if n > 1:  # swapped texts: the batch's neighbours, similar in length
-                swapped = dataclasses.replace(batch, ids=batch.ids.roll(1, 0), text_lengths=batch.text_lengths.roll(1, 0))
-                with self._autocast():
-                    wrong = self.model(swapped).mel_before
-                totals["mel_own_text"] = totals.get("mel_own_text", 0.0) + float(terms["mel"]) * n
-                totals["mel_wrong_text"] = totals.get("mel_wrong_text", 0.0) + float(
-                    masked_mel_loss(wrong, batch.mels, batch.mel_lengths, self.config.loss.mel_loss)) * n
-            alignments = output.alignments.float().cpu().numpy()
-            for i in range(n):
-                steps = -(-int(batch.mel_lengths[i]) // r)
-                report = attention_report(alignments[i, :steps, : int(batch.text_lengths[i])])
-                totals["attention_focus"] = totals.get("attention_focus", 0.0) + report.focus_rate
-                totals["attention_diagonal"] = totals.get("attention_diagonal", 0.0) + report.diagonal_correlation
-            count += n
-            if len(examples) < self.config.train.n_val_audio:
-                examples.append((batch, output))
-        metrics = {k: v / count for k, v in totals.items()}
-        if "mel_wrong_text" in metrics:
-            metrics["text_reliance"] = metrics.pop("mel_wrong_text") / max(metrics.pop("mel_own_text"), 1e-12)
+        loader = bucketed_loader(self.val_set, self.config.data, r, self.config.data.max_frames_per_batch,
+                                 self.config.train.seed, shuffle=False)
+        metrics, examples = teacher_forced_metrics(self.model, self.criterion, loader, self.state.step, self.device,
+                                                   self._autocast, self.config.train.n_val_audio)
         if self.is_main:
             self._report_validation(metrics, examples)
         return metrics["loss"]
