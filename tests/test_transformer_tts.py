@@ -67,6 +67,26 @@ def test_cached_inference_equals_uncached():
     torch.testing.assert_close(a.mel, b.mel, atol=1e-4, rtol=1e-4)
     torch.testing.assert_close(a.attention_heads, b.attention_heads, atol=1e-5, rtol=1e-4)
     assert a.alignments.shape == (3, a.attention_heads.shape[3], 9)
+    a = model.inference(batch.ids, batch.text_lengths, stop_threshold=2.0, max_frames_per_token=3, attention_window=(0, 1))
+    b = model.inference(batch.ids, batch.text_lengths, stop_threshold=2.0, max_frames_per_token=3, attention_window=(0, 1),
+                        use_cache=False)
+    torch.testing.assert_close(a.mel, b.mel, atol=1e-4, rtol=1e-4)
+
+
+def test_attention_window_keeps_every_head_near_the_guided_peak():
+    torch.manual_seed(1)
+    model = TransformerTTS(small(), n_symbols=130).eval()
+    ids = torch.randint(3, 100, (1, 30))
+    out = model.inference(ids, stop_threshold=2.0, max_decoder_steps=25, attention_window=(0, 1))
+    heads = out.attention_heads[0]                                        # (L, H, T_steps, T_text)
+    guided = torch.stack([heads[l, h] for l, h in model.guided]).mean(0)
+    peaks = guided.argmax(dim=1)
+    assert bool(((peaks[1:] - peaks[:-1]) >= 0).all()) and bool(((peaks[1:] - peaks[:-1]) <= 1).all())
+    positions = torch.arange(30)
+    outside = (positions < peaks[:-1, None]) | (positions > peaks[:-1, None] + 1)   # step t's window from t - 1
+    assert float(heads[:, :, 1:][..., outside].abs().max()) == 0.0
+    free = model.inference(ids, stop_threshold=2.0, max_decoder_steps=25)
+    assert float(free.attention_heads[0, :, :, 1:][..., outside].sum()) > 0  # without it the heads do reach there
 
 
 def test_alpha_is_trainable_and_positions_extend():

@@ -232,9 +232,9 @@ class TransformerTTS(nn.Module):
                   attention_window: tuple[int, int] | None = None, use_cache: bool = True) -> InferenceOutput:
         """Batched autoregressive synthesis with per-layer key/value caches (``use_cache=False``
         recomputes the whole prefix every step; it exists to test the cache). Each item stops on its
-        own; ``alignments`` is each item's most diagonal encoder-decoder head."""
-        if attention_window is not None:
-            raise TTSError("attention_window is a Tacotron2 option; Transformer-TTS attends with all heads")
+        own; ``alignments`` is each item's most diagonal encoder-decoder head. ``attention_window =
+        (back, ahead)`` keeps every encoder-decoder head within that many tokens around the previous
+        step's peak of the guided heads (their mean), the heads trained to be the alignment."""
         if ids.dim() == 1:
             ids = ids.unsqueeze(0)
         if lengths is None:
@@ -247,14 +247,24 @@ class TransformerTTS(nn.Module):
         caches: list[tuple[torch.Tensor, torch.Tensor] | None] = [None] * len(self.decoder_layers)
         frame = memory.new_zeros(batch, 1, self.n_mels)
         inputs: list[torch.Tensor] = []
+        step_masks: list[torch.Tensor] = []                               # uncached: every position's window
         mels, stops, step_heads = [], [], []
+        positions = torch.arange(ids.shape[1], device=ids.device)
+        step_mask = memory_mask                                           # (B, 1, 1, T_text)
         for t in range(tracker.max_steps):
+            if attention_window is not None and t > 0:
+                peak = torch.stack([step_heads[-1][:, l, h] for l, h in self.guided]).mean(0).argmax(1, keepdim=True)
+                window = (positions >= peak - attention_window[0]) & (positions <= peak + attention_window[1])
+                step_mask = (mask & window)[:, None, None, :]
             x = self.decoder_projection(self.decoder_prenet(frame))
             if use_cache:
                 x = self.decoder_position(x, offset=t)
+                cross_mask = step_mask
             else:
                 inputs.append(x)
+                step_masks.append(step_mask)
                 x = self.decoder_position(torch.cat(inputs, dim=1))
+                cross_mask = torch.cat(step_masks, dim=2)                 # (B, 1, t + 1, T_text)
             heads = []
             for i, (layer, kv) in enumerate(zip(self.decoder_layers, memory_kv)):
                 if use_cache:
@@ -264,10 +274,10 @@ class TransformerTTS(nn.Module):
                             k, v = torch.cat([caches[i][0], k], dim=2), torch.cat([caches[i][1], v], dim=2)
                         caches[i] = (k, v)
                         return k, v
-                    x, weights = layer(x, self_kv, None, kv, memory_mask)
+                    x, weights = layer(x, self_kv, None, kv, cross_mask)
                 else:
                     causal = torch.ones(t + 1, t + 1, dtype=torch.bool, device=x.device).tril()[None, None]
-                    x, weights = layer(x, layer.self_attention.project, causal, kv, memory_mask)
+                    x, weights = layer(x, layer.self_attention.project, causal, kv, cross_mask)
                 heads.append(weights[:, :, -1])                           # (B, H, T_text)
             hidden = self.decoder_norm(x[:, -1])
             frames = self.frames(hidden).reshape(batch, r, self.n_mels)
