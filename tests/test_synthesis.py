@@ -134,7 +134,8 @@ def test_validate_reproduces_the_trainers_figures(tiny_experiment, tiny_corpus, 
         assert summary[key] == pytest.approx(at_4[key], rel=1e-4, abs=1e-6), key
     bad = tts_cli("validate", "--checkpoint", str(tiny_experiment / "checkpoint_00000004.pt"), "--data",
                   str(tiny_corpus), "--split", "dev")
-    assert bad.returncode == 2 and bad.stderr.count("\n") == 1 and "dev" in bad.stderr
+    assert bad.returncode == 2 and bad.stderr.count("\n") == 1 and "no split 'dev'" in bad.stderr
+    assert "train, val, test" in bad.stderr
 
 
 def test_validate_transcribes_teacher_forced_speech(synthesizer, tiny_corpus):

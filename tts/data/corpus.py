@@ -81,6 +81,8 @@ def write_splits(root: str | Path, splits: dict[str, list[str]]) -> None:
 
 def read_split(root: str | Path, name: str) -> list[str]:
     path = Path(root) / "splits" / f"{name}.txt"
+    if not path.is_file() and name not in SPLITS:
+        raise TTSError(f"no split '{name}' in {Path(root) / 'splits'}: the recipes write {', '.join(SPLITS)}")
     if not path.is_file():
         raise TTSError(f"split file {path} is missing: run the corpus recipe (egs/*/run.sh --stop-stage 1)")
     return [line.strip() for line in path.read_text().splitlines() if line.strip()]
