@@ -38,8 +38,10 @@ def validate_checkpoint(synthesizer: Synthesizer, data_root: str | Path, split: 
     loader = bucketed_loader(dataset, data, model.reduction_factor, config.data.max_frames_per_batch,
                              config.train.seed, shuffle=False)
     batches = tqdm(loader, desc="validate", unit="batch", disable=not progress)
-    sizes = list(accumulate(len(b) for b in loader.batch_sampler))  # keep just the batches the recognizer needs
-    n_examples = next((k + 1 for k, total in enumerate(sizes) if total >= asr_utterances), len(sizes))
+    n_examples = 0  # the batches the recognizer needs, no more
+    if asr_utterances > 0:
+        sizes = list(accumulate(len(b) for b in loader.batch_sampler))
+        n_examples = next((k + 1 for k, total in enumerate(sizes) if total >= asr_utterances), len(sizes))
     metrics, examples = teacher_forced_metrics(model, TTSLoss(config.loss), batches, synthesizer.step,
                                                synthesizer.device, n_examples=n_examples)
     summary = {"checkpoint_step": synthesizer.step, "split": split, "utterances": len(dataset),
