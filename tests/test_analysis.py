@@ -28,6 +28,15 @@ def test_jump_back_is_a_repeat():
     assert report.repeats == 1 and "repeat (1x)" in report.failures and report.monotonicity < 1
 
 
+@pytest.mark.parametrize("offset", [-6, 6])
+def test_one_step_flicker_of_the_peak_is_not_a_repeat(offset):
+    a = diagonal()
+    a[30] = 0.0
+    a[30, 10 + offset] = 1.0  # one step on a side lobe behind (or ahead), then back on the diagonal
+    assert attention_report(a).repeats == 0
+    assert attention_report(a, flicker_steps=0).repeats == 1  # the raw peak track counts it
+
+
 def test_never_reaching_the_end_is_an_early_stop():
     report = attention_report(diagonal()[:30])  # stops half way through the text
     assert report.early_stop and "early stop" in report.failures and not report.skipped_tokens
@@ -101,3 +110,26 @@ def test_mcd_is_zero_for_identical_and_grows_with_distortion():
     assert mel_cepstral_distortion(stretched, mel) < 1e-6
     noisy = mel + rng.normal(0, 1, size=mel.shape)
     assert mel_cepstral_distortion(noisy, mel) > mel_cepstral_distortion(mel + rng.normal(0, 0.2, size=mel.shape), mel)
+
+
+def test_recognizer_decodes_greedily_without_temperature_fallback():
+    """Whisper's default fallback samples when greedy decoding looks unsure, so the same babble wav
+    transcribed differently in each process; the meter must decode at temperature 0 alone."""
+    from types import SimpleNamespace
+
+    from tts.analysis.quality import Recognizer
+
+    calls = []
+
+    class FakeWhisper:
+        def transcribe(self, audio, **options):
+            calls.append((audio, options))
+            return [SimpleNamespace(text=" Hello"), SimpleNamespace(text=" world. ")], None
+
+    recognizer = Recognizer.__new__(Recognizer)
+    recognizer.model = FakeWhisper()
+    assert recognizer(np.zeros(22050, dtype=np.float32), 22050) == "Hello world."
+    (audio, options), = calls
+    assert len(audio) == 16000  # resampled to Whisper's rate
+    assert options["temperature"] == 0.0 and options["beam_size"] == 1
+    assert options["condition_on_previous_text"] is False

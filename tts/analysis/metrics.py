@@ -11,6 +11,7 @@ from dataclasses import asdict, dataclass, field
 from typing import Sequence
 
 import numpy as np
+from scipy.ndimage import median_filter
 
 from tts.text.symbols import SILENT_SYMBOLS
 
@@ -55,7 +56,8 @@ class AttentionReport:
 
 
 def attention_report(alignment: np.ndarray, step_limit_hit: bool = False, symbols: Sequence[str] | None = None,
-                     skip_mass: float = 0.25, repeat_jump: int = 2, end_tolerance: int = 2) -> AttentionReport:
+                     skip_mass: float = 0.25, repeat_jump: int = 2, flicker_steps: int = 1,
+                     end_tolerance: int = 2) -> AttentionReport:
     """Measure an alignment ``(T_steps, T_text)``; ``symbols`` (``T_text`` token strings), when
     given, exempt silent tokens (word boundaries, punctuation, EOS) from skip detection, since
     fluent speech gives them no frames.
@@ -65,7 +67,10 @@ def attention_report(alignment: np.ndarray, step_limit_hit: bool = False, symbol
     * diagonal correlation: Pearson r between step index and peak position;
     * coverage: fraction of tokens that ever received the peak;
     * skipped tokens: sounding tokens never the peak that also got less than ``skip_mass`` total weight;
-    * repeats: times the peak falls more than ``repeat_jump`` tokens behind the furthest peak so far;
+    * repeats: times the peak falls more than ``repeat_jump`` tokens behind the furthest peak so far,
+      on the peak track with excursions of up to ``flicker_steps`` steps smoothed away (a median
+      filter): a peak that flips to a side lobe for a step and returns (seen in Transformer-TTS heads
+      of word-perfect utterances) is not a repeat; a real jump back lasts many steps;
     * early stop: the furthest peak is more than ``end_tolerance`` tokens before the last one.
     """
     alignment = np.asarray(alignment, dtype=np.float64)
@@ -88,7 +93,8 @@ def attention_report(alignment: np.ndarray, step_limit_hit: bool = False, symbol
     if len(sounding) != n_text:
         raise ValueError(f"{len(sounding)} symbols for an alignment over {n_text} tokens")
     skipped = [int(j) for j in np.flatnonzero(~attended & (mass < skip_mass) & sounding) if j < reached]
-    behind = peaks < furthest - repeat_jump
+    track = median_filter(peaks, size=2 * flicker_steps + 1, mode="nearest") if flicker_steps > 0 else peaks
+    behind = track < np.maximum.accumulate(track) - repeat_jump
     repeats = int(np.sum(behind[1:] & ~behind[:-1]) + (behind[0] if steps else 0))
     return AttentionReport(
         focus_rate=focus, monotonicity=monotonic, diagonal_correlation=corr, coverage=float(attended.mean()),

@@ -77,6 +77,8 @@ class Recognizer:
         import librosa
 
         audio = librosa.resample(np.asarray(waveform, dtype=np.float32), orig_sr=sample_rate, target_sr=16000)
-        segments, _ = self.model.transcribe(audio, language="en", beam_size=1, vad_filter=False,
+        # temperature 0 only: Whisper's default fallback samples at higher temperatures when greedy
+        # decoding looks unsure (babble), which made the same wav transcribe differently per process
+        segments, _ = self.model.transcribe(audio, language="en", beam_size=1, temperature=0.0, vad_filter=False,
                                             condition_on_previous_text=False)
         return " ".join(s.text.strip() for s in segments).strip()
