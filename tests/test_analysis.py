@@ -112,24 +112,24 @@ def test_mcd_is_zero_for_identical_and_grows_with_distortion():
     assert mel_cepstral_distortion(noisy, mel) > mel_cepstral_distortion(mel + rng.normal(0, 0.2, size=mel.shape), mel)
 
 
-def test_recognizer_decodes_greedily_without_temperature_fallback():
-    """Whisper's default fallback samples when greedy decoding looks unsure, so the same babble wav
-    transcribed differently in each process; the meter must decode at temperature 0 alone."""
+def test_recognizer_seeds_whisper_before_every_transcription(monkeypatch):
+    """Whisper samples at higher temperatures when greedy decoding looks unsure, so unseeded one
+    evaluation transcribed babble differently in each process; the meter reseeds before every call."""
+    ctranslate2 = pytest.importorskip("ctranslate2")
     from types import SimpleNamespace
 
     from tts.analysis.quality import Recognizer
 
-    calls = []
+    events = []
+    monkeypatch.setattr(ctranslate2, "set_random_seed", lambda seed: events.append(("seed", seed)))
 
     class FakeWhisper:
         def transcribe(self, audio, **options):
-            calls.append((audio, options))
+            events.append(("transcribe", len(audio)))
             return [SimpleNamespace(text=" Hello"), SimpleNamespace(text=" world. ")], None
 
     recognizer = Recognizer.__new__(Recognizer)
-    recognizer.model = FakeWhisper()
-    assert recognizer(np.zeros(22050, dtype=np.float32), 22050) == "Hello world."
-    (audio, options), = calls
-    assert len(audio) == 16000  # resampled to Whisper's rate
-    assert options["temperature"] == 0.0 and options["beam_size"] == 1
-    assert options["condition_on_previous_text"] is False
+    recognizer.model, recognizer.seed = FakeWhisper(), 7
+    for _ in range(2):
+        assert recognizer(np.zeros(22050, dtype=np.float32), 22050) == "Hello world."
+    assert events == [("seed", 7), ("transcribe", 16000)] * 2  # resampled to Whisper's 16 kHz

