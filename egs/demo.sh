@@ -12,7 +12,7 @@ mkdir -p "$OUT"
 echo "== text frontend (normalization → G2P → ids)"
 "$TTS" g2p "Dr. Smith paid \$3.50 for 2 books on March 3rd, 1999."
 
-if $PY -c "from tts.synthesis import PRETRAINED; raise SystemExit(not PRETRAINED.is_file())"; then
+if $PY -c "from tts.checkpoint import PRETRAINED; raise SystemExit(not PRETRAINED.is_file())"; then
   cat > "$OUT/sentences.txt" <<'TXT'
 The quick brown fox jumps over the lazy dog.
 Dr. Smith paid $3.50 for 2 books on March 3rd, 1999.

@@ -29,7 +29,7 @@ if run_stage 1; then
 fi
 if run_stage 2; then
   log "2: features → $data/features/"
-  $TTS features --data "$data" --config "$config"
+  $TTS features --data "$data" --config "$config" "${overrides[@]+"${overrides[@]}"}"
 fi
 if run_stage 3; then
   log "3: train $config → $exp"
@@ -39,9 +39,7 @@ fi
 if run_stage 4; then
   ckpt=$(latest_checkpoint); [ -n "$ckpt" ] || { echo "stage 4: no checkpoint in $exp (run stage 3)" >&2; exit 2; }
   log "4: synthesize 10 held-out test sentences with $ckpt → $exp/synth"
-  head -n 10 "$data/splits/test.txt" | while read -r id; do grep "^$id|" "$data/metadata.csv" | cut -d'|' -f3; done \
-    > "$exp/test_sentences.txt"
-  $TTS synthesize --checkpoint "$ckpt" --text-file "$exp/test_sentences.txt" --out "$exp/synth"
+  $TTS synthesize --checkpoint "$ckpt" --data "$data" --split test --limit 10 --out "$exp/synth"
 fi
 if run_stage 5; then
   ckpt=$(latest_checkpoint); [ -n "$ckpt" ] || { echo "stage 5: no checkpoint in $exp (run stage 3)" >&2; exit 2; }

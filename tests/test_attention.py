@@ -89,3 +89,14 @@ def test_mask_hiding_everything_is_an_error(toy):
     attn = build_attention(AttentionConfig(), DQ, DM)
     with pytest.raises(TTSError, match="hides every encoder step"):
         attn.init_state(memory, mask)
+
+
+@pytest.mark.parametrize("start", [False, True])
+def test_start_on_first_token_sets_the_initial_alignment(start, toy):
+    memory, mask, _ = toy
+    attn = build_attention(AttentionConfig(kind="location_sensitive", start_on_first_token=start), DQ, DM)
+    state = attn.init_state(memory, mask)
+    expected = torch.zeros(B, T)
+    if start:
+        expected[:, 0] = 1.0
+    assert torch.equal(state["weights"], expected) and torch.equal(state["cumulative"], expected)

@@ -10,8 +10,8 @@ import torch
 
 from conftest import SR, make_tiny_corpus, tiny_config_dict, tone_speech
 from tts.config import config_from_dict
-from tts.data import (Collate, FeatureDataset, LengthBucketBatchSampler, compute_features, feature_dir,
-                      read_metadata, read_split)
+from tts.data import (FeatureDataset, LengthBucketBatchSampler, compute_features, feature_dir, read_metadata,
+                      read_split)
 from tts.errors import TTSError
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -37,6 +37,22 @@ def test_features_cache_and_stats(tiny_corpus):
     other = config_from_dict({**tiny_config_dict(), "audio": {"n_mels": 40}})
     assert feature_dir(tiny_corpus, other.audio, other.text) != cache
     assert compute_features(tiny_corpus, config, num_workers=1, progress=False) == cache
+
+
+def test_leading_silence_and_bos_make_their_own_cache(tiny_corpus):
+    base = config_from_dict(tiny_config_dict())
+    d = tiny_config_dict()
+    d.update(audio={"leading_silence": 0.2}, text={"add_bos": True})
+    config = config_from_dict(d)
+    cache = compute_features(tiny_corpus, config, num_workers=1, progress=False)
+    assert cache != feature_dir(tiny_corpus, base.audio, base.text)
+    plain = feature_dir(tiny_corpus, base.audio, base.text)
+    mel, plain_mel = np.load(cache / "mels" / "TINY-0001.npy"), np.load(plain / "mels" / "TINY-0001.npy")
+    lead = round(0.2 * 22050 / 256)
+    assert abs(mel.shape[1] - plain_mel.shape[1] - lead) <= 1
+    assert np.allclose(mel[:, : lead - 2], np.log(1e-5), atol=1e-2)  # the added lead-in is silence
+    ids, plain_ids = np.load(cache / "ids" / "TINY-0001.npy"), np.load(plain / "ids" / "TINY-0001.npy")
+    assert ids[0] == 124 and ids[1:].tolist() == plain_ids.tolist()  # BOS, then the same ids
 
 
 def test_bad_items_are_skipped_and_reported(tmp_path):
@@ -69,7 +85,8 @@ def test_collate_pads_to_multiple_of_r(tiny_corpus):
     config = config_from_dict(tiny_config_dict())
     ds = FeatureDataset(feature_dir(tiny_corpus, config.audio, config.text), tiny_corpus, "train")
     items = [ds[0], ds[1], ds[2]]
-    batch = Collate(reduction_factor=3)(items)
+    assert ds.pad_value == pytest.approx(np.log(config.audio.log_floor))
+    batch = ds.collate(3)(items)
     lengths = sorted((it[2].shape[1] for it in items), reverse=True)
     assert batch.mel_lengths.tolist() == lengths
     assert batch.mels.shape[2] % 3 == 0 and batch.mels.shape[2] >= lengths[0]

@@ -6,8 +6,9 @@ import sys
 import numpy as np
 import pytest
 
+from tts.checkpoint import PRETRAINED
 from tts.errors import TTSError
-from tts.synthesis import PRETRAINED, Synthesizer
+from tts.synthesis import Synthesizer
 
 
 @pytest.fixture(scope="module")
@@ -26,19 +27,19 @@ def test_bundled_model_speaks_with_a_monotonic_alignment(bundled):
 
 
 def test_missing_bundled_model_is_one_clear_line(monkeypatch, tmp_path):
-    import tts.synthesis
+    import tts.checkpoint
 
-    monkeypatch.setattr(tts.synthesis, "PRETRAINED", tmp_path / "gone.pt")
+    monkeypatch.setattr(tts.checkpoint, "PRETRAINED", tmp_path / "gone.pt")
     with pytest.raises(TTSError, match="bundled model .* is missing: restore it with 'git checkout"):
         Synthesizer.from_checkpoint()
 
 
 def test_corrupt_bundled_model_is_one_clear_line(monkeypatch, tmp_path):
-    import tts.synthesis
+    import tts.checkpoint
 
     broken = tmp_path / "broken.pt"
     broken.write_bytes(PRETRAINED.read_bytes()[:1000])
-    monkeypatch.setattr(tts.synthesis, "PRETRAINED", broken)
+    monkeypatch.setattr(tts.checkpoint, "PRETRAINED", broken)
     with pytest.raises(TTSError, match="bundled model is unreadable .* restore it with 'git checkout"):
         Synthesizer.from_checkpoint()
 

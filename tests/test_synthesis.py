@@ -7,7 +7,10 @@ import pytest
 import soundfile as sf
 from PIL import Image
 
+from tts import checkpoint
+from tts.data import feature_dir
 from tts.errors import TTSError
+from tts.metrics import Failure
 from tts.synthesis import Synthesizer
 
 
@@ -31,7 +34,7 @@ def test_synthesizer_results_are_consistent(synthesizer):
         assert r.stop_probs.shape == (r.alignment.shape[0],)
         assert set(r.timings) == {"frontend", "acoustic", "vocoder", "total"} and r.rtf > 0
     # a barely trained model never stops: every sentence is flagged
-    assert "step limit" in results[1].failures and all(s.report.step_limit_hit for s in results[1].segments)
+    assert Failure.STEP_LIMIT in results[1].failures and all(s.report.step_limit_hit for s in results[1].segments)
 
 
 def test_synthesize_cli_writes_wavs_mels_and_plots(tiny_experiment, tmp_path):
@@ -95,8 +98,8 @@ def test_plot_alignment_teacher_forced_and_side_by_side(tiny_experiment, tiny_co
 
 
 def test_evaluate_and_report(tiny_experiment, tiny_corpus, tmp_path):
-    from tts.analysis.evaluate import evaluate
-    from tts.analysis.report import build_report
+    from tts.commands.evaluate import evaluate
+    from tts.commands.report import build_report
 
     synth = Synthesizer.from_checkpoint(tiny_experiment / "checkpoint_00000004.pt")
     summary = evaluate(synth, tiny_corpus, tiny_experiment / "eval", split="test", use_asr=False, progress=False,
@@ -112,14 +115,17 @@ def test_evaluate_and_report(tiny_experiment, tiny_corpus, tmp_path):
 
 def test_evaluate_with_the_recognizer(tiny_experiment, tiny_corpus, tmp_path):
     pytest.importorskip("faster_whisper")
-    from tts.analysis.evaluate import evaluate
+    from tts.commands.evaluate import evaluate
+    from tts.metrics import error_counts
 
     synth = Synthesizer.from_checkpoint(tiny_experiment / "checkpoint_00000004.pt")
     summary = evaluate(synth, tiny_corpus, tmp_path / "eval", split="test", progress=False,
                        max_frames_per_token=3, griffin_lim_iters=2)
-    assert 0 <= summary["reference_wer"] and summary["wer"] >= 0 and "wer_ratio_to_reference" in summary
-    row = json.loads((tmp_path / "eval" / "utterances.json").read_text())[0]
-    assert {"transcript", "reference_transcript", "wer", "cer"} <= set(row)
+    (row,) = json.loads((tmp_path / "eval" / "utterances.json").read_text())
+    assert row["text"] == "Fish swim in the lake." and {"transcript", "reference_transcript", "cer"} <= set(row)
+    ours, theirs = error_counts(row["text"], row["transcript"]), error_counts(row["text"], row["reference_transcript"])
+    assert (summary["wer"], summary["reference_wer"]) == (round(ours.wer, 4), round(theirs.wer, 4))
+    assert summary["wer_ratio_to_reference"] == round(summary["wer"] / max(summary["reference_wer"], 1e-9), 2)
 
 
 def test_validate_reproduces_the_trainers_figures(tiny_experiment, tiny_corpus, tmp_path):
@@ -138,13 +144,25 @@ def test_validate_reproduces_the_trainers_figures(tiny_experiment, tiny_corpus, 
     assert "train, val, test" in bad.stderr
 
 
-def test_validate_transcribes_teacher_forced_speech(synthesizer, tiny_corpus):
-    pytest.importorskip("faster_whisper")
-    from tts.analysis.validate import validate_checkpoint
+def test_validate_transcribes_teacher_forced_speech(tiny_experiment, tiny_corpus, monkeypatch):
+    from tts.commands import validate
 
-    summary = validate_checkpoint(synthesizer, tiny_corpus, limit=1, asr_utterances=3, progress=False)
+    heard = []
+
+    class HalfHearing:  # hears the first two of the five words of the reference
+        def __call__(self, waveform, sample_rate):
+            heard.append((len(waveform), sample_rate))
+            return "I see"
+
+    monkeypatch.setattr(validate, "Recognizer", HalfHearing)
+    loaded = checkpoint.load(tiny_experiment / "checkpoint_00000004.pt")
+    summary = validate.validate_checkpoint(loaded, tiny_corpus, limit=1, asr_utterances=3, progress=False)
     assert summary["utterances"] == 1 and summary["asr_utterances"] == 1  # no more than the split holds
-    assert summary["teacher_forced_wer"] >= 0 and summary["teacher_forced_cer"] >= 0
+    assert summary["teacher_forced_wer"] == 0.6  # "I see two blue cars." → 3 of 5 words missing
+    cache = feature_dir(tiny_corpus, loaded.config.audio, loaded.config.text)
+    (frames,) = [json.loads(line)["n_frames"] for line in (cache / "manifest.jsonl").read_text().splitlines()
+                 if '"TINY-0008"' in line]
+    assert heard == [((frames - 1) * 256, 22050)]  # the utterance's teacher-forced mel through Griffin-Lim
     assert "text_reliance" not in summary  # a batch of one has no neighbour to swap texts with
 
 

@@ -106,3 +106,17 @@ def test_g2p_offline_no_download_attempts(tmp_path):
     assert out.returncode == 0, out.stderr
     assert out.stdout.strip() == "{AY1} {R IH0 F Y UW1 Z} {T UW1} {K AH0 L EH1 K T} {DH AH0} {R EH1 F Y UW2 Z}"
     assert out.stderr == ""
+
+
+def test_bos_is_optional_and_extends_the_inventory_at_its_end():
+    from tts.config import TextConfig
+    from tts.errors import TTSError
+
+    plain = Tokenizer.for_config(TextConfig())
+    with_bos = Tokenizer.for_config(TextConfig(add_bos=True))
+    assert len(with_bos.inventory) == len(plain.inventory) + 1 and with_bos.inventory.symbols[-1] == "^"
+    ids = with_bos.encode("Go.")
+    assert ids[0] == with_bos.inventory.bos_id and ids[1:] == plain.encode("Go.")  # the other ids are unchanged
+    assert with_bos.decode(ids) == plain.decode(plain.encode("Go.")) == "{G OW1}."
+    with pytest.raises(TTSError, match="has no BOS symbol"):
+        Tokenizer.for_config(TextConfig(add_bos=True), plain.inventory)  # a checkpoint trained without it

@@ -13,8 +13,10 @@ import yaml
 from conftest import tiny_config_dict
 from tts.config import ScheduleConfig, config_from_dict, load_config
 from tts.errors import ConfigError, TTSError
+from tts import checkpoint
+from tts.models import build_model
 from tts.synthesis import Synthesizer
-from tts.training import checkpoint as ckpt
+from tts.text import SymbolInventory
 from tts.training.optim import lr_multiplier
 from tts.training.trainer import Trainer
 
@@ -40,10 +42,10 @@ def test_training_steps_checkpoint_and_reload(tiny_corpus, tmp_path):
     assert sorted(trace) == list(range(1, 31))
     assert sum(list(trace.values())[-5:]) / 5 < 0.8 * sum(list(trace.values())[:5]) / 5
     assert sorted(p.name for p in exp.glob("checkpoint_*.pt")) == ["checkpoint_00000015.pt", "checkpoint_00000030.pt"]
-    payload = ckpt.load_checkpoint(exp / "checkpoint_00000030.pt")
-    assert payload["step"] == 30 and payload["symbols"]["symbols"][0] == "_" and "optimizer" in payload
-    assert load_config(exp / "config.yaml") == config
-    assert (exp / "best.pt").is_file() and "optimizer" not in ckpt.load_checkpoint(exp / "best.pt")
+    contents = checkpoint.read(exp / "checkpoint_00000030.pt")
+    assert contents.step == 30 and contents.inventory.symbols[0] == "_" and "optimizer" in contents.training
+    assert contents.config == config and load_config(exp / "config.yaml") == config
+    assert (exp / "best.pt").is_file() and checkpoint.read(exp / "best.pt").training is None
     assert list((exp / "plots").glob("step00000030_*.png")) and list((exp / "audio").glob("step00000030_*.wav"))
     assert (exp / "train.log").read_text().count("validation at step 30") == 1
     (val,) = [json.loads(x) for x in (exp / "metrics.jsonl").read_text().splitlines() if '"val"' in x]
@@ -85,7 +87,7 @@ def test_interrupt_saves_and_exits(interrupt, tiny_corpus, tmp_path, monkeypatch
     monkeypatch.setattr(trainer, "_optimizer_step", interrupt_at_three)
     state = trainer.fit()
     assert state.step == 3
-    assert ckpt.load_checkpoint(tmp_path / "exp" / "checkpoint_00000003.pt")["train_state"]["step"] == 3
+    assert checkpoint.read(tmp_path / "exp" / "checkpoint_00000003.pt").training["state"]["step"] == 3
     assert signal.getsignal(signal.SIGTERM) == handler_before
 
 
@@ -107,28 +109,34 @@ def test_nan_losses_are_skipped_then_stop(tiny_corpus, tmp_path, monkeypatch):
 
 
 def test_full_disk_keeps_the_previous_checkpoint(tmp_path, monkeypatch):
+    config = make_config()
+    model = build_model(config.model, len(SymbolInventory()), config.audio)
     path = tmp_path / "c.pt"
-    ckpt.save_checkpoint({"model": {"w": torch.ones(2)}, "config": {}, "symbols": {}}, path)
+    checkpoint.save(path, model, config, SymbolInventory(), 1)
+    before = checkpoint.read(path).weights
 
     def disk_full(*args, **kwargs):
         raise OSError(errno.ENOSPC, "No space left on device")
 
     monkeypatch.setattr(torch, "save", disk_full)
+    with torch.no_grad():
+        model.decoder.mel_proj.weight.zero_()
     with pytest.raises(OSError):
-        ckpt.save_checkpoint({"model": {"w": torch.zeros(2)}, "config": {}, "symbols": {}}, path)
-    assert torch.equal(ckpt.load_checkpoint(path)["model"]["w"], torch.ones(2))
+        checkpoint.save(path, model, config, SymbolInventory(), 2)
+    after = checkpoint.read(path)
+    assert after.step == 1 and torch.equal(after.weights["decoder.mel_proj.weight"], before["decoder.mel_proj.weight"])
     assert [p.name for p in tmp_path.iterdir()] == ["c.pt"]
 
 
 def test_bad_checkpoints_are_one_line_errors(tmp_path):
     (tmp_path / "junk.pt").write_bytes(b"not a checkpoint")
     with pytest.raises(TTSError, match="not a readable checkpoint"):
-        ckpt.load_checkpoint(tmp_path / "junk.pt")
+        checkpoint.read(tmp_path / "junk.pt")
     torch.save({"some": "dict"}, tmp_path / "other.pt")
     with pytest.raises(TTSError, match="not a checkpoint of this toolkit"):
-        ckpt.load_checkpoint(tmp_path / "other.pt")
+        checkpoint.read(tmp_path / "other.pt")
     with pytest.raises(TTSError, match="does not exist"):
-        ckpt.load_checkpoint(tmp_path / "missing.pt")
+        checkpoint.read(tmp_path / "missing.pt")
 
 
 def test_fresh_run_into_a_folder_with_checkpoints_is_refused(tiny_corpus, tmp_path):
@@ -148,7 +156,7 @@ def test_resume_with_a_different_model_is_refused(tiny_corpus, tmp_path):
 
 def test_warm_start_ignoring_layers(tiny_corpus, tmp_path):
     Trainer(make_config(max_steps=2, checkpoint_every=2), tiny_corpus, tmp_path / "a", progress=False).fit()
-    source = ckpt.load_checkpoint(tmp_path / "a" / "checkpoint_00000002.pt")["model"]
+    source = checkpoint.read(tmp_path / "a" / "checkpoint_00000002.pt").weights
     config = make_config(max_steps=1, warm_start=str(tmp_path / "a" / "checkpoint_00000002.pt"),
                          ignore_layers=["encoder.embedding"])
     trainer = Trainer(config, tiny_corpus, tmp_path / "b", progress=False)

@@ -3,11 +3,13 @@ import pytest
 import torch
 
 from conftest import overfit, tiny_config_dict
-from tts.analysis import attention_report
 from tts.config import TransformerTTSConfig, config_from_dict
-from tts.data import Batch, Collate, FeatureDataset, feature_dir
+from tts.data import Batch, FeatureDataset, feature_dir
 from tts.errors import TTSError
+from tts.metrics import attention_report
 from tts.models import TransformerTTS, build_model
+from tts.models.layers import decoder_steps
+from tts.text import SymbolInventory
 from tts.training.losses import TTSLoss
 
 
@@ -41,9 +43,12 @@ def test_shapes_and_heads():
     assert model.encoder_position.alpha.grad is not None and model.decoder_position.alpha.grad is not None
 
 
-def test_default_config_is_the_papers():
-    c = TransformerTTSConfig()
-    assert (c.encoder_layers, c.decoder_layers, c.heads, c.d_model) == (6, 6, 8, 512)
+def test_default_config_builds_the_papers_model():
+    model = TransformerTTS(TransformerTTSConfig(), n_symbols=124)
+    assert (len(model.encoder_layers), len(model.decoder_layers)) == (6, 6)
+    attention = model.decoder_layers[0].cross_attention
+    assert (attention.heads, attention.heads * attention.d_head) == (8, 512)
+    assert 49e6 < sum(p.numel() for p in model.parameters()) < 51e6
 
 
 def test_causal_mask_future_frames_do_not_change_the_past():
@@ -62,15 +67,15 @@ def test_cached_inference_equals_uncached():
     torch.manual_seed(0)
     model = TransformerTTS(small(), n_symbols=130).eval()
     batch = random_batch()
-    a = model.inference(batch.ids, batch.text_lengths, stop_threshold=2.0, max_frames_per_token=3)
-    b = model.inference(batch.ids, batch.text_lengths, stop_threshold=2.0, max_frames_per_token=3, use_cache=False)
-    torch.testing.assert_close(a.mel, b.mel, atol=1e-4, rtol=1e-4)
-    torch.testing.assert_close(a.attention_heads, b.attention_heads, atol=1e-5, rtol=1e-4)
-    assert a.alignments.shape == (3, a.attention_heads.shape[3], 9)
-    a = model.inference(batch.ids, batch.text_lengths, stop_threshold=2.0, max_frames_per_token=3, attention_window=(0, 1))
-    b = model.inference(batch.ids, batch.text_lengths, stop_threshold=2.0, max_frames_per_token=3, attention_window=(0, 1),
-                        use_cache=False)
-    torch.testing.assert_close(a.mel, b.mel, atol=1e-4, rtol=1e-4)
+    limits = {"stop_threshold": 2.0, "max_frames_per_token": 3}
+    for window in (None, (0, 1)):
+        model.kv_cache = True
+        a = model.inference(batch.ids, batch.text_lengths, attention_window=window, **limits)
+        model.kv_cache = False
+        b = model.inference(batch.ids, batch.text_lengths, attention_window=window, **limits)
+        torch.testing.assert_close(a.mel, b.mel, atol=1e-4, rtol=1e-4)
+        torch.testing.assert_close(a.attention_heads, b.attention_heads, atol=1e-5, rtol=1e-4)
+        assert a.alignments.shape == (3, a.attention_heads.shape[3], 9)
 
 
 def test_attention_window_keeps_every_head_near_the_guided_peak():
@@ -120,13 +125,13 @@ def test_overfits_two_utterances_with_a_diagonal_head(tiny_corpus):
     d["loss"] = {"guided_attention": {"weight": 10.0}}
     config = config_from_dict(d)
     ds = FeatureDataset(feature_dir(tiny_corpus, config.audio, config.text), tiny_corpus, "train")
-    batch = Collate(2)([ds[0], ds[2]])
-    model = build_model(config.model, 148, 80)
+    batch = ds.collate(2)([ds[0], ds[2]])
+    model = build_model(config.model, len(SymbolInventory()), config.audio)
     overfit(model, batch, config.loss, steps=250, lr=5e-4)
     model.eval()
     heads = model(batch).attention_heads.detach()
     for i in range(2):
-        steps = (int(batch.mel_lengths[i]) + 1) // 2
+        steps = decoder_steps(int(batch.mel_lengths[i]), 2)
         reports = [attention_report(heads[i, l, h, :steps, : int(batch.text_lengths[i])].numpy())
                    for l in range(2) for h in range(2)]
         best = max(reports, key=lambda r: r.diagonal_correlation * r.focus_rate)

@@ -1,6 +1,8 @@
 """The ``tts`` command: thin wrappers over the library, one sub-command each.
 
 User errors (:class:`~tts.errors.TTSError`) print one ``error: ...`` line and exit with 2.
+Inference flags (``--stop-threshold``, ``--max-steps``, ...) override the checkpoint's
+``inference`` settings; left out, the checkpoint's own values apply.
 """
 
 from __future__ import annotations
@@ -10,13 +12,19 @@ import json
 import logging
 import os
 import sys
-from typing import Callable
+from pathlib import Path
 
 import numpy as np
 
 from tts.errors import TTSError
 
-Handler = Callable[[argparse.Namespace], int | None]
+
+def _wav_output(path: str) -> Path:
+    """A wav path to write, checked before any work."""
+    out = Path(path)
+    if out.suffix.lower() != ".wav" or out.is_dir():
+        raise TTSError(f"-o {out}: give a file name ending in .wav")
+    return out
 
 
 def _cmd_g2p(args: argparse.Namespace) -> None:
@@ -29,51 +37,68 @@ def _cmd_g2p(args: argparse.Namespace) -> None:
     print(f"ids:        {' '.join(map(str, result.ids))}")
 
 
+def _griffin_lim(args: argparse.Namespace):
+    from tts.config import load_config, with_overrides
+    from tts.vocoders import GriffinLim
+
+    config = load_config(args.config)
+    settings = with_overrides(config.inference, "inference", **({"griffin_lim_iters": args.iters}
+                                                                 if args.iters is not None else {}))
+    return GriffinLim(config.audio, settings.griffin_lim_iters)
+
+
 def _cmd_vocode(args: argparse.Namespace) -> None:
     import torch
 
-    from tts.audio import GriffinLim, save_wav
-    from tts.config import load_config
+    from tts.audio import save_wav
 
-    config = load_config(args.config).audio
+    output = _wav_output(args.output)
+    vocoder = _griffin_lim(args)
+    n_mels = vocoder.audio.n_mels
     try:
-        mel = np.load(args.mel)
-    except (OSError, ValueError) as exc:
-        raise TTSError(f"{args.mel}: not a readable .npy mel file ({exc})") from None
-    if mel.ndim != 2 or config.n_mels not in mel.shape:
-        raise TTSError(f"{args.mel}: expected a (n_mels={config.n_mels}, T_mel) array, got shape {mel.shape}")
-    if mel.shape[0] != config.n_mels:
+        mel = np.load(args.mel, allow_pickle=False)
+    except (OSError, ValueError, EOFError) as exc:
+        raise TTSError(f"{args.mel}: not a readable .npy mel file ({str(exc).splitlines()[0][:120]})") from None
+    if not np.issubdtype(mel.dtype, np.floating) and not np.issubdtype(mel.dtype, np.integer):
+        raise TTSError(f"{args.mel}: holds {mel.dtype} values, not numbers")
+    if mel.ndim != 2 or n_mels not in mel.shape:
+        raise TTSError(f"{args.mel}: expected a (n_mels={n_mels}, T_mel) array, got shape {mel.shape}")
+    if mel.shape[0] != n_mels:
         mel = mel.T
-    wav = GriffinLim(config)(torch.from_numpy(mel.astype(np.float32)), n_iter=args.iters)
-    save_wav(args.output, wav.numpy(), config.sample_rate)
-    print(f"wrote {args.output} ({wav.shape[-1] / config.sample_rate:.2f} s)")
+    wav, lengths = vocoder(torch.from_numpy(mel.astype(np.float32))[None])
+    save_wav(output, wav[0].numpy(), vocoder.audio.sample_rate)
+    print(f"wrote {output} ({int(lengths[0]) / vocoder.audio.sample_rate:.2f} s)")
 
 
 def _cmd_resynth(args: argparse.Namespace) -> None:
     import torch
 
-    from tts.audio import GriffinLim, MelSpectrogram, load_wav, save_wav
-    from tts.config import load_config
+    from tts.audio import MelSpectrogram, load_wav, save_wav
 
-    config = load_config(args.config).audio
-    wav, _ = load_wav(args.input, config.sample_rate)
-    mel = MelSpectrogram(config)(torch.from_numpy(wav))
-    out = GriffinLim(config)(mel, n_iter=args.iters)
-    save_wav(args.output, out.numpy(), config.sample_rate)
-    print(f"wrote {args.output}: {mel.shape[-1]} mel frames → {out.shape[-1] / config.sample_rate:.2f} s")
+    output = _wav_output(args.output)
+    vocoder = _griffin_lim(args)
+    audio = vocoder.audio
+    wav, _ = load_wav(args.input, audio.sample_rate)
+    if len(wav) < audio.win_length:
+        raise TTSError(f"{args.input}: {len(wav)} samples is shorter than one analysis window "
+                       f"({audio.win_length} samples at {audio.sample_rate} Hz)")
+    mel = MelSpectrogram(audio)(torch.from_numpy(wav))
+    out, lengths = vocoder(mel[None])
+    save_wav(output, out[0].numpy(), audio.sample_rate)
+    print(f"wrote {output}: {mel.shape[-1]} mel frames → {int(lengths[0]) / audio.sample_rate:.2f} s")
 
 
 def _cmd_bench(args: argparse.Namespace) -> None:
-    from tts import benchmarks
+    from tts.commands import bench
 
     if args.name == "griffin-lim":
-        result = benchmarks.bench_griffin_lim(seconds=args.seconds, iters=args.iters, threads=args.threads,
-                                              wav_path=args.wav)
+        result = bench.bench_griffin_lim(seconds=args.seconds, iters=args.iters, threads=args.threads,
+                                         wav_path=args.wav)
     elif args.name == "model":
-        result = benchmarks.bench_model(threads=args.threads, config_path=args.config)
+        result = bench.bench_model(threads=args.threads, config_path=args.config)
     else:
-        result = benchmarks.bench_attention(kinds=args.kinds, max_steps=args.max_steps, threads=args.threads,
-                                            guided=not args.no_guided)
+        result = bench.bench_attention(kinds=args.kinds, max_steps=args.max_steps, threads=args.threads,
+                                       guided=not args.no_guided)
     print(json.dumps(result, indent=2))
 
 
@@ -94,16 +119,25 @@ def _cmd_train(args: argparse.Namespace) -> None:
     from tts.training.trainer import Trainer
 
     config = load_config(args.config, args.overrides)
-    Trainer(config, args.data, args.out, resume=args.resume or False, device=args.device,
-            progress=not args.no_progress).fit()
+    resume: bool | str = args.resume_from or args.resume
+    Trainer(config, args.data, args.out, resume=resume, device=args.device, progress=not args.no_progress).fit()
 
 
 def _read_texts(args: argparse.Namespace) -> list[str]:
     if args.text is not None:
         return [args.text]
-    from pathlib import Path
+    if args.split is not None:
+        from tts.data import read_metadata, read_split
 
+        if args.data is None:
+            raise TTSError("--split needs --data (the corpus root)")
+        if args.limit is not None and args.limit < 1:
+            raise TTSError(f"--limit must be at least 1, got {args.limit}")
+        texts = {u.id: u.normalized for u in read_metadata(args.data)}
+        return [texts[i] for i in read_split(args.data, args.split)[: args.limit] if i in texts]
     path = Path(args.text_file)
+    if path.is_dir():
+        raise TTSError(f"text file {path} is a folder: give a file with one text per line")
     if not path.is_file():
         raise TTSError(f"text file {path} does not exist")
     lines = path.read_text(encoding="utf-8", errors="replace").splitlines()
@@ -113,21 +147,43 @@ def _read_texts(args: argparse.Namespace) -> list[str]:
     return texts
 
 
-def _pair(value: str | None, option: str) -> tuple[int, int] | None:
+def _pair(value: str | None, option: str) -> list[int] | None:
     if not value:
         return None
     try:
         first, second = (int(v) for v in value.split(","))
     except ValueError:
         raise TTSError(f"{option} wants two integers separated by a comma (e.g. 2,4), got '{value}'") from None
-    return first, second
+    return [first, second]
+
+
+def _inference_overrides(args: argparse.Namespace) -> dict:
+    """The inference flags the user gave (the checkpoint's settings apply to the others)."""
+    given = {"stop_threshold": args.stop_threshold, "max_decoder_steps": args.max_steps,
+             "max_frames_per_token": args.max_frames_per_token,
+             "attention_window": _pair(args.attention_window, "--attention-window"),
+             "griffin_lim_iters": args.gl_iters, "batch_size": getattr(args, "batch_size", None)}
+    return {key: value for key, value in given.items() if value is not None}
+
+
+def _synthesizer(args: argparse.Namespace):
+    """The checkpoint's synthesizer with the inference flags checked against its settings."""
+    from tts.config import with_overrides
+    from tts.synthesis import Synthesizer
+
+    overrides = _inference_overrides(args)
+    synthesizer = Synthesizer.from_checkpoint(args.checkpoint, device=args.device, int8=args.int8)
+    with_overrides(synthesizer.settings, "inference", **overrides)  # bad values fail before any work
+    return synthesizer, overrides
 
 
 def _cmd_synthesize(args: argparse.Namespace) -> int:
-    from tts.synthesis import Synthesizer, write_outputs
+    from tts.synthesis import output_names, write_outputs
 
-    synthesizer = Synthesizer.from_checkpoint(args.checkpoint, device=args.device, int8=args.int8)
-    texts, valid = _read_texts(args), []
+    texts = _read_texts(args)
+    output_names(args.out, 1 if args.text is not None else len(texts))
+    synthesizer, overrides = _synthesizer(args)
+    valid = []
     for number, text in enumerate(texts, 1):
         try:
             synthesizer.prepare(text)
@@ -136,9 +192,10 @@ def _cmd_synthesize(args: argparse.Namespace) -> int:
             print(f"skipped line {number}: {exc}")
     if not valid:
         raise TTSError("no line could be turned into tokens")
-    results = synthesizer(valid, batch_size=args.batch_size, **_synthesis_options(args))
-    summary = write_outputs(results, args.out, synthesizer.step, plots=not args.no_plots,
-                            stop_threshold=args.stop_threshold)
+    output_names(args.out, len(valid))
+    results = synthesizer(valid, **overrides)
+    threshold = overrides.get("stop_threshold", synthesizer.settings.stop_threshold)
+    summary = write_outputs(results, args.out, synthesizer.step, plots=not args.no_plots, stop_threshold=threshold)
     for row in summary["utterances"]:
         flag = f"  [{', '.join(row['failures'])}]" if row["failures"] else ""
         print(f"{row['wav']}: {row['seconds']:.2f} s audio, RTF {row['rtf']:.3f}{flag}")
@@ -147,64 +204,72 @@ def _cmd_synthesize(args: argparse.Namespace) -> int:
     return 0
 
 
-def _synthesis_options(args: argparse.Namespace) -> dict:
-    return {"stop_threshold": args.stop_threshold, "max_decoder_steps": args.max_steps,
-            "max_frames_per_token": args.max_frames_per_token,
-            "attention_window": _pair(args.attention_window, "--attention-window"),
-            "griffin_lim_iters": args.gl_iters}
-
-
-def _add_synthesis_options(p: argparse.ArgumentParser) -> None:
-    p.add_argument("--stop-threshold", type=float, default=0.5)
-    p.add_argument("--max-steps", type=int, default=2000, help="decoder step limit")
-    p.add_argument("--max-frames-per-token", type=float, default=20.0, help="step limit relative to text length")
+def _add_inference_options(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--stop-threshold", type=float, help="stop probability that ends an item (default: checkpoint's)")
+    p.add_argument("--max-steps", type=int, help="decoder step limit")
+    p.add_argument("--max-frames-per-token", type=float, help="step limit relative to text length")
     p.add_argument("--attention-window", help="BACK,AHEAD: keep attention near the previous peak")
-    p.add_argument("--gl-iters", type=int, default=None, help="Griffin-Lim iterations")
+    p.add_argument("--gl-iters", type=int, help="Griffin-Lim iterations")
     p.add_argument("--device", default="cpu")
     p.add_argument("--int8", action="store_true", help="int8 weights for faster CPU inference")
 
 
-def _cmd_evaluate(args: argparse.Namespace) -> None:
-    from tts.analysis.evaluate import evaluate
-    from tts.synthesis import Synthesizer
+def _add_split_options(p: argparse.ArgumentParser, split: str, data_help: str) -> None:
+    """A checkpoint run over (the first N utterances of) a corpus split."""
+    p.add_argument("--checkpoint", help="checkpoint file (default: the bundled model)")
+    p.add_argument("--data", required=True, help=data_help)
+    p.add_argument("--split", default=split)
+    p.add_argument("--limit", type=int, help="only the first N utterances of the split")
 
-    synthesizer = Synthesizer.from_checkpoint(args.checkpoint, device=args.device, int8=args.int8)
+
+def _cmd_evaluate(args: argparse.Namespace) -> None:
+    from tts.commands.evaluate import evaluate
+
+    if args.limit is not None and args.limit < 1:
+        raise TTSError(f"--limit must be at least 1, got {args.limit}")
+    synthesizer, overrides = _synthesizer(args)
     summary = evaluate(synthesizer, args.data, args.out, split=args.split, limit=args.limit, use_asr=not args.no_asr,
-                       batch_size=args.batch_size, **_synthesis_options(args))
+                       **overrides)
     print(json.dumps(summary, indent=1))
     print(f"per-utterance table: {args.out}/utterances.md")
 
 
 def _cmd_validate(args: argparse.Namespace) -> None:
-    from tts.analysis.validate import validate_checkpoint
-    from tts.synthesis import Synthesizer
+    from tts import checkpoint
+    from tts.commands.validate import validate_checkpoint
 
-    synthesizer = Synthesizer.from_checkpoint(args.checkpoint, device=args.device)
-    print(json.dumps(validate_checkpoint(synthesizer, args.data, args.split, args.limit, args.asr), indent=1))
+    loaded = checkpoint.load(args.checkpoint, args.device)
+    print(json.dumps(validate_checkpoint(loaded, args.data, args.split, args.limit, args.asr, device=args.device),
+                     indent=1))
 
 
 def _cmd_plot_alignment(args: argparse.Namespace) -> None:
-    from tts.analysis.inspect import plot_alignments
+    from tts.commands.plot_alignment import plot_alignments
 
     out = plot_alignments(args.checkpoint, args.out, text=args.text, data_root=args.data, utterance=args.utterance,
                           device=args.device, int8=args.int8, head=_pair(args.head, "--head"),
-                          all_heads=args.all_heads, **_synthesis_options(args))
+                          all_heads=args.all_heads, **_inference_overrides(args))
     print(f"wrote {out}")
 
 
 def _cmd_export(args: argparse.Namespace) -> None:
-    from pathlib import Path
+    from tts import checkpoint
 
-    from tts.training.checkpoint import export_release
-
-    out = export_release(args.checkpoint, args.out, half=not args.fp32)
-    print(f"wrote {out} ({Path(out).stat().st_size / 1e6:.1f} MB)")
+    out = checkpoint.export(args.checkpoint, args.out, half=not args.fp32)
+    print(f"wrote {out} ({out.stat().st_size / 1e6:.1f} MB)")
 
 
 def _cmd_report(args: argparse.Namespace) -> None:
-    from tts.analysis.report import build_report
+    from tts.commands.report import build_report
 
     print(f"wrote {build_report(args.exp, args.eval)}")
+
+
+def _positive_int(value: str) -> int:
+    number = int(value)
+    if number < 1:
+        raise argparse.ArgumentTypeError(f"must be at least 1, got {number}")
+    return number
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -234,7 +299,8 @@ def build_parser() -> argparse.ArgumentParser:
     p = sub.add_parser("features", help="compute the mel / token-id cache of a corpus")
     p.add_argument("--data", required=True, help="corpus root (metadata.csv, wavs/, splits/)")
     p.add_argument("--config", help="YAML config (audio and text settings)")
-    p.add_argument("--jobs", type=int, default=os.cpu_count() or 1)
+    p.add_argument("--jobs", type=_positive_int, default=min(len(os.sched_getaffinity(0)), 8),
+                   help="worker processes (default: the usable cores, at most 8; each takes ~0.5 GB)")
     p.add_argument("overrides", nargs="*", help="key.path=value overrides")
     p.set_defaults(func=_cmd_features)
 
@@ -242,7 +308,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--config", required=True)
     p.add_argument("--data", required=True, help="corpus root with computed features")
     p.add_argument("--out", required=True, help="experiment folder (checkpoints, logs, plots)")
-    p.add_argument("--resume", nargs="?", const=True, help="continue from the latest (or the given) checkpoint")
+    p.add_argument("--resume", action="store_true", help="continue from the latest checkpoint in --out")
+    p.add_argument("--resume-from", metavar="CHECKPOINT", help="continue from this checkpoint")
     p.add_argument("--device", help="cpu, cuda, cuda:1 ... (default: cuda when available)")
     p.add_argument("--no-progress", action="store_true", help="no progress bar (log files only)")
     p.add_argument("overrides", nargs="*", help="key.path=value overrides, e.g. train.max_steps=1000")
@@ -253,28 +320,25 @@ def build_parser() -> argparse.ArgumentParser:
     group = p.add_mutually_exclusive_group(required=True)
     group.add_argument("--text")
     group.add_argument("--text-file", help="one text per line; empty lines are skipped")
+    group.add_argument("--split", help="the normalized texts of a corpus split (with --data, --limit)")
+    p.add_argument("--data", help="corpus root, for --split")
+    p.add_argument("--limit", type=int, help="with --split: only its first N utterances")
     p.add_argument("--out", required=True, help="output folder, or a .wav path for a single text")
-    _add_synthesis_options(p)
-    p.add_argument("--batch-size", type=int, default=8)
+    _add_inference_options(p)
+    p.add_argument("--batch-size", type=_positive_int)
     p.add_argument("--no-plots", action="store_true")
     p.set_defaults(func=_cmd_synthesize)
 
     p = sub.add_parser("evaluate", help="attention failures, MCD and WER on held-out sentences")
-    p.add_argument("--checkpoint", help="checkpoint file (default: the bundled model)")
-    p.add_argument("--data", required=True, help="corpus root with reference recordings")
-    p.add_argument("--split", default="test")
-    p.add_argument("--limit", type=int, help="only the first N utterances of the split")
+    _add_split_options(p, "test", "corpus root with reference recordings")
     p.add_argument("--out", required=True, help="folder for summary.json, utterances.{csv,md}, wavs and plots")
     p.add_argument("--no-asr", action="store_true", help="skip the recognizer (no WER/CER)")
-    p.add_argument("--batch-size", type=int, default=8)
-    _add_synthesis_options(p)
+    p.add_argument("--batch-size", type=_positive_int)
+    _add_inference_options(p)
     p.set_defaults(func=_cmd_evaluate)
 
     p = sub.add_parser("validate", help="teacher-forced losses, attention and text reliance of a checkpoint")
-    p.add_argument("--checkpoint", help="checkpoint file (default: the bundled model)")
-    p.add_argument("--data", required=True, help="corpus root with computed features")
-    p.add_argument("--split", default="val")
-    p.add_argument("--limit", type=int, help="only the first N utterances of the split")
+    _add_split_options(p, "val", "corpus root with computed features")
     p.add_argument("--asr", type=int, default=0, metavar="N",
                    help="also the WER of N utterances' teacher-forced speech (needs the eval extra)")
     p.add_argument("--device", default="cpu")
@@ -288,12 +352,12 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--out", required=True, help="PNG file")
     p.add_argument("--head", help="LAYER,HEAD of a Transformer-TTS encoder-decoder attention")
     p.add_argument("--all-heads", action="store_true", help="grid of every layer and head (Transformer-TTS)")
-    _add_synthesis_options(p)
+    _add_inference_options(p)
     p.set_defaults(func=_cmd_plot_alignment)
 
     p = sub.add_parser("export", help="strip a checkpoint for release (no optimizer, float16 weights)")
     p.add_argument("checkpoint")
-    p.add_argument("--out", required=True)
+    p.add_argument("--out", required=True, help="the release file (.pt)")
     p.add_argument("--fp32", action="store_true", help="keep float32 weights")
     p.set_defaults(func=_cmd_export)
 
@@ -304,13 +368,13 @@ def build_parser() -> argparse.ArgumentParser:
 
     p = sub.add_parser("bench", help="benchmarks that print JSON")
     p.add_argument("name", choices=["griffin-lim", "model", "attention"])
-    p.add_argument("--max-steps", type=int, default=400, help="attention: training steps per mechanism")
+    p.add_argument("--max-steps", type=_positive_int, default=400, help="attention: training steps per mechanism")
     p.add_argument("--kinds", nargs="+", help="attention: mechanisms to compare (default: all registered)")
     p.add_argument("--no-guided", action="store_true", help="attention: train without the guided attention loss")
     p.add_argument("--config", help="model: its config, Tacotron2 or Transformer-TTS (default: configs/tacotron2.yaml)")
     p.add_argument("--seconds", type=float, default=10.0)
-    p.add_argument("--iters", type=int, default=64)
-    p.add_argument("--threads", type=int, default=2)
+    p.add_argument("--iters", type=_positive_int, default=64)
+    p.add_argument("--threads", type=_positive_int, default=2)
     p.add_argument("--wav", help="speech clip to use (default: espeak-ng)")
     p.set_defaults(func=_cmd_bench)
     return parser

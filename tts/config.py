@@ -1,18 +1,20 @@
 """Typed experiment configuration, loaded strictly from YAML.
 
-Every option has a default. Unknown keys, wrong types and malformed overrides raise
-:class:`~tts.errors.ConfigError` naming the offending key, before any work starts.
-A run writes the exact config it used (``config.yaml``) next to its checkpoints.
+Every option has a default. Unknown keys, wrong types, values outside a field's documented range
+and names outside an enumerated choice raise :class:`~tts.errors.ConfigError` naming the
+offending key, before any work starts. A run writes the exact config it used (``config.yaml``)
+next to its checkpoints, and every checkpoint carries it.
 """
 
 from __future__ import annotations
 
 import dataclasses
+import math
 import types
 import typing
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Optional, TypeVar
+from typing import Any, Literal, Optional, TypeVar
 
 import yaml
 
@@ -21,68 +23,127 @@ from tts.errors import ConfigError
 T = TypeVar("T")
 
 
+def bounded(default: Any, low: float | None = None, high: float | None = None, *, low_open: bool = False,
+            high_open: bool = False) -> Any:
+    """A dataclass field whose value must lie in ``[low, high]`` (``(`` / ``)`` where open); checked at load."""
+    return field(default=default, metadata={"range": (low, high, low_open, high_open)})
+
+
+def _range_text(low: float | None, high: float | None, low_open: bool, high_open: bool) -> str:
+    parts = []
+    if low is not None:
+        parts.append(f"{'>' if low_open else '>='} {low:g}")
+    if high is not None:
+        parts.append(f"{'<' if high_open else '<='} {high:g}")
+    return " and ".join(parts)
+
+
+def _in_range(value: Any, low: float | None, high: float | None, low_open: bool, high_open: bool) -> bool:
+    if value is None:
+        return True
+    values = value if isinstance(value, list) else [value]
+    for v in values:
+        if isinstance(v, float) and not math.isfinite(v):
+            return False
+        if low is not None and (v < low or (low_open and v == low)):
+            return False
+        if high is not None and (v > high or (high_open and v == high)):
+            return False
+    return True
+
+
 @dataclass
 class AudioConfig:
-    """Waveform and mel settings; the single source for :class:`tts.audio.MelSpectrogram`."""
+    """Waveform and mel settings; the single source for :class:`tts.audio.MelSpectrogram`.
 
-    sample_rate: int = 22050
-    n_fft: int = 1024
-    hop_length: int = 256
-    win_length: int = 1024
-    n_mels: int = 80
-    fmin: float = 0.0
-    fmax: Optional[float] = 8000.0
-    log_floor: float = 1e-5
+    Features trim leading and trailing audio quieter than ``trim_top_db`` below the peak (when
+    ``trim_silence``), then put ``leading_silence`` seconds of silence before the speech.
+    """
+
+    sample_rate: int = bounded(22050, 1000)
+    n_fft: int = bounded(1024, 16)
+    hop_length: int = bounded(256, 1)
+    win_length: int = bounded(1024, 16)
+    n_mels: int = bounded(80, 1)
+    fmin: float = bounded(0.0, 0.0)
+    fmax: Optional[float] = bounded(8000.0, 0.0, low_open=True)
+    log_floor: float = bounded(1e-5, 0.0, 1.0, low_open=True, high_open=True)
     trim_silence: bool = True
-    trim_top_db: float = 40.0
-    griffin_lim_iters: int = 64
-    griffin_lim_momentum: float = 0.99
-    griffin_lim_power: float = 1.2
+    trim_top_db: float = bounded(40.0, 0.0, low_open=True)
+    leading_silence: float = bounded(0.0, 0.0, 2.0)
+    griffin_lim_momentum: float = bounded(0.99, 0.0, 1.0, high_open=True)
+    griffin_lim_power: float = bounded(1.2, 0.0, low_open=True)
+
+    def __post_init__(self) -> None:
+        if self.win_length > self.n_fft:
+            raise ConfigError(f"config key 'audio.win_length' ({self.win_length}) must not exceed "
+                              f"audio.n_fft ({self.n_fft})")
+        if self.fmax is not None and not self.fmin < self.fmax <= self.sample_rate / 2:
+            raise ConfigError(f"config key 'audio.fmax' ({self.fmax:g}) must lie above audio.fmin ({self.fmin:g}) "
+                              f"and at most at the Nyquist frequency ({self.sample_rate / 2:g} Hz)")
+
+    @property
+    def silence(self) -> float:
+        """The log-mel value of silence (``log(log_floor)``): padding frames and pauses hold it."""
+        return math.log(self.log_floor)
+
+
+TextMode = Literal["phoneme", "char", "mixed"]
 
 
 @dataclass
 class TextConfig:
-    """Frontend settings: ``mode`` is ``phoneme`` (G2P), ``char`` or ``mixed``."""
+    """Frontend settings: ``mode`` is ``phoneme`` (G2P), ``char`` or ``mixed``; ``add_bos`` /
+    ``add_eos`` put a start / end symbol around every utterance's ids."""
 
-    mode: str = "phoneme"
+    mode: TextMode = "phoneme"
     add_eos: bool = True
+    add_bos: bool = False
 
 
 @dataclass
 class DataConfig:
     """Batching and filtering of cached features."""
 
-    max_frames_per_batch: int = 8000
-    max_batch_size: int = 64
-    max_mel_frames: int = 1000
-    max_text_tokens: int = 250
-    num_workers: int = 1
-    bucket_size_multiplier: int = 8
+    max_frames_per_batch: int = bounded(8000, 1)
+    max_batch_size: int = bounded(64, 1)
+    max_mel_frames: int = bounded(1000, 1)
+    max_text_tokens: int = bounded(250, 1)
+    num_workers: int = bounded(1, 0)
+    bucket_size_multiplier: int = bounded(8, 1)
+
+
+AttentionKind = Literal["content", "dynamic_convolution", "forward", "gmm", "hybrid", "location",
+                        "location_sensitive", "luong_concat", "luong_dot", "luong_general", "stepwise_monotonic"]
 
 
 @dataclass
 class AttentionConfig:
     """Attention mechanism (``kind`` picks one from the registry) and its hyper-parameters."""
 
-    kind: str = "location_sensitive"
-    attention_dim: int = 128
-    location_filters: int = 32
-    location_kernel: int = 31
+    kind: AttentionKind = "location_sensitive"
+    attention_dim: int = bounded(128, 1)
+    location_filters: int = bounded(32, 1)
+    location_kernel: int = bounded(31, 1)
     # forward attention
     transition_agent: bool = False
     # GMM attention
-    gmm_mixtures: int = 5
+    gmm_mixtures: int = bounded(5, 1)
     # dynamic convolution attention
-    dca_static_filters: int = 8
-    dca_static_kernel: int = 21
-    dca_dynamic_filters: int = 8
-    dca_dynamic_kernel: int = 21
-    dca_prior_length: int = 11
-    dca_prior_alpha: float = 0.1
-    dca_prior_beta: float = 0.9
+    dca_static_filters: int = bounded(8, 1)
+    dca_static_kernel: int = bounded(21, 1)
+    dca_dynamic_filters: int = bounded(8, 1)
+    dca_dynamic_kernel: int = bounded(21, 1)
+    dca_filter_hidden: int = bounded(128, 1)
+    dca_prior_length: int = bounded(11, 2)
+    dca_prior_alpha: float = bounded(0.1, 0.0, low_open=True)
+    dca_prior_beta: float = bounded(0.9, 0.0, low_open=True)
     # stepwise monotonic attention
-    sigmoid_noise: float = 2.0
+    sigmoid_noise: float = bounded(2.0, 0.0)
     hard_inference: bool = True
+    # every mechanism: the alignment before the first step (mechanisms that only move forward always
+    # start on the first token; for the others it is all zeros unless this is set)
+    start_on_first_token: bool = False
 
 
 @dataclass
@@ -93,25 +154,25 @@ class Tacotron2Config:
     training can switch r up to that value without changing any parameter shape.
     """
 
-    embedding_dim: int = 512
-    encoder_conv_layers: int = 3
-    encoder_conv_channels: int = 512
-    encoder_kernel_size: int = 5
-    encoder_dropout: float = 0.5
-    encoder_lstm_dim: int = 512
-    prenet_dims: list[int] = field(default_factory=lambda: [256, 256])
-    prenet_dropout: float = 0.5
+    embedding_dim: int = bounded(512, 1)
+    encoder_conv_layers: int = bounded(3, 0)
+    encoder_conv_channels: int = bounded(512, 1)
+    encoder_kernel_size: int = bounded(5, 1)
+    encoder_dropout: float = bounded(0.5, 0.0, 1.0, high_open=True)
+    encoder_lstm_dim: int = bounded(512, 2)
+    prenet_dims: list[int] = field(default_factory=lambda: [256, 256], metadata={"range": (1, None, False, False)})
+    prenet_dropout: float = bounded(0.5, 0.0, 1.0, high_open=True)
     prenet_dropout_at_inference: bool = False
-    attention_rnn_dim: int = 1024
-    decoder_rnn_dim: int = 1024
-    rnn_dropout: float = 0.1
-    zoneout: float = 0.0
-    reduction_factor: int = 1
-    max_reduction_factor: int = 0
-    postnet_layers: int = 5
-    postnet_channels: int = 512
-    postnet_kernel_size: int = 5
-    postnet_dropout: float = 0.5
+    attention_rnn_dim: int = bounded(1024, 1)
+    decoder_rnn_dim: int = bounded(1024, 1)
+    rnn_dropout: float = bounded(0.1, 0.0, 1.0, high_open=True)
+    zoneout: float = bounded(0.0, 0.0, 1.0, high_open=True)
+    reduction_factor: int = bounded(1, 1)
+    max_reduction_factor: int = bounded(0, 0)
+    postnet_layers: int = bounded(5, 1)
+    postnet_channels: int = bounded(512, 1)
+    postnet_kernel_size: int = bounded(5, 1)
+    postnet_dropout: float = bounded(0.5, 0.0, 1.0, high_open=True)
     attention: AttentionConfig = field(default_factory=AttentionConfig)
 
 
@@ -123,42 +184,47 @@ class TransformerTTSConfig:
     count from the end) that the guided attention loss is applied to.
     """
 
-    embedding_dim: int = 512
-    encoder_prenet_layers: int = 3
-    encoder_prenet_kernel_size: int = 5
-    encoder_prenet_dropout: float = 0.1
-    d_model: int = 512
-    heads: int = 8
-    encoder_layers: int = 6
-    decoder_layers: int = 6
-    ffn_dim: int = 2048
-    dropout: float = 0.1
+    embedding_dim: int = bounded(512, 1)
+    encoder_prenet_layers: int = bounded(3, 0)
+    encoder_prenet_kernel_size: int = bounded(5, 1)
+    encoder_prenet_dropout: float = bounded(0.1, 0.0, 1.0, high_open=True)
+    d_model: int = bounded(512, 1)
+    heads: int = bounded(8, 1)
+    encoder_layers: int = bounded(6, 1)
+    decoder_layers: int = bounded(6, 1)
+    ffn_dim: int = bounded(2048, 1)
+    dropout: float = bounded(0.1, 0.0, 1.0, high_open=True)
     norm_first: bool = True
-    decoder_prenet_dims: list[int] = field(default_factory=lambda: [256, 256])
-    decoder_prenet_dropout: float = 0.5
-    reduction_factor: int = 1
-    max_reduction_factor: int = 0
-    postnet_layers: int = 5
-    postnet_channels: int = 256
-    postnet_kernel_size: int = 5
-    postnet_dropout: float = 0.5
+    decoder_prenet_dims: list[int] = field(default_factory=lambda: [256, 256],
+                                           metadata={"range": (1, None, False, False)})
+    decoder_prenet_dropout: float = bounded(0.5, 0.0, 1.0, high_open=True)
+    reduction_factor: int = bounded(1, 1)
+    max_reduction_factor: int = bounded(0, 0)
+    postnet_layers: int = bounded(5, 1)
+    postnet_channels: int = bounded(256, 1)
+    postnet_kernel_size: int = bounded(5, 1)
+    postnet_dropout: float = bounded(0.5, 0.0, 1.0, high_open=True)
     positional_alpha: float = 1.0
     guided_heads: list[list[int]] = field(default_factory=lambda: [[-1, 0], [-1, 1], [-2, 0], [-2, 1]])
 
 
+ModelName = Literal["tacotron2", "transformer_tts"]
+
+
 @dataclass
 class ModelConfig:
-    """Which acoustic model to build (``tacotron2`` or ``transformer_tts``) and its sizes."""
+    """Which acoustic model to build (``tacotron2`` or ``transformer_tts``) and its sizes.
+    ``go_frame`` is the decoder's input before the first frame: all zeros (a loud frame in
+    log-mel terms, as in NVIDIA/tacotron2) or silence (``audio.silence``)."""
 
-    name: str = "tacotron2"
+    name: ModelName = "tacotron2"
+    go_frame: Literal["zeros", "silence"] = "zeros"
     tacotron2: Tacotron2Config = field(default_factory=Tacotron2Config)
     transformer_tts: TransformerTTSConfig = field(default_factory=TransformerTTSConfig)
 
     @property
     def active(self) -> Tacotron2Config | TransformerTTSConfig:
         """The section of the model named by ``name``."""
-        if self.name not in ("tacotron2", "transformer_tts"):
-            raise ConfigError(f"model.name must be tacotron2 or transformer_tts, got '{self.name}'")
         return getattr(self, self.name)
 
 
@@ -167,19 +233,19 @@ class GuidedAttentionConfig:
     """Guided attention loss (Tachibana et al. 2017): weight * decay**step until ``until_step``."""
 
     enabled: bool = True
-    sigma: float = 0.4
-    weight: float = 1.0
-    decay: float = 1.0
-    until_step: int = 0
+    sigma: float = bounded(0.4, 0.0, low_open=True)
+    weight: float = bounded(1.0, 0.0)
+    decay: float = bounded(1.0, 0.0, 1.0, low_open=True)
+    until_step: int = bounded(0, 0)
 
 
 @dataclass
 class LossConfig:
     """Mel reconstruction, stop token and guided attention terms."""
 
-    mel_loss: str = "mse"
-    stop_pos_weight: float = 5.0
-    stop_weight: float = 1.0
+    mel_loss: Literal["mse", "l1"] = "mse"
+    stop_pos_weight: float = bounded(5.0, 0.0, low_open=True)
+    stop_weight: float = bounded(1.0, 0.0)
     guided_attention: GuidedAttentionConfig = field(default_factory=GuidedAttentionConfig)
 
 
@@ -187,24 +253,28 @@ class LossConfig:
 class ScheduleConfig:
     """Learning-rate schedule: ``constant``, ``exponential``, ``step`` or ``noam``."""
 
-    kind: str = "constant"
-    warmup_steps: int = 0
-    decay_rate: float = 0.5
-    decay_steps: int = 50000
-    step_size: int = 50000
-    gamma: float = 0.5
-    min_lr: float = 1e-5
+    kind: Literal["constant", "exponential", "step", "noam"] = "constant"
+    warmup_steps: int = bounded(0, 0)
+    decay_rate: float = bounded(0.5, 0.0, 1.0, low_open=True)
+    decay_steps: int = bounded(50000, 1)
+    step_size: int = bounded(50000, 1)
+    gamma: float = bounded(0.5, 0.0, 1.0, low_open=True)
+    min_lr: float = bounded(1e-5, 0.0)
+
+    def __post_init__(self) -> None:
+        if self.kind == "noam" and self.warmup_steps <= 0:
+            raise ConfigError("config key 'optim.schedule.warmup_steps' must be > 0 for the noam schedule")
 
 
 @dataclass
 class OptimConfig:
     """Optimizer (``adam`` or ``adamw``) and its schedule."""
 
-    optimizer: str = "adam"
-    lr: float = 1e-3
-    betas: list[float] = field(default_factory=lambda: [0.9, 0.999])
-    eps: float = 1e-6
-    weight_decay: float = 1e-6
+    optimizer: Literal["adam", "adamw"] = "adam"
+    lr: float = bounded(1e-3, 0.0, low_open=True)
+    betas: list[float] = field(default_factory=lambda: [0.9, 0.999], metadata={"range": (0.0, 1.0, False, True)})
+    eps: float = bounded(1e-6, 0.0, low_open=True)
+    weight_decay: float = bounded(1e-6, 0.0)
     schedule: ScheduleConfig = field(default_factory=ScheduleConfig)
 
 
@@ -212,9 +282,9 @@ class OptimConfig:
 class ReductionStage:
     """Gradual training: from ``step`` on, use reduction factor ``r`` and this frame budget."""
 
-    step: int = 0
-    r: int = 1
-    max_frames_per_batch: int = 8000
+    step: int = bounded(0, 0)
+    r: int = bounded(1, 1)
+    max_frames_per_batch: int = bounded(8000, 1)
 
 
 @dataclass
@@ -223,32 +293,26 @@ class ScheduledSamplingConfig:
     the ground-truth previous frame with ``probability``, ramped linearly from 0 at ``start_step``
     over ``ramp_steps`` (0: at once). 0 disables it (plain teacher forcing)."""
 
-    probability: float = 0.0
-    start_step: int = 0
-    ramp_steps: int = 0
-
-    def __post_init__(self) -> None:
-        if not 0.0 <= self.probability <= 1.0:
-            raise ConfigError(f"train.scheduled_sampling.probability must lie in [0, 1], got {self.probability}")
-        if self.start_step < 0 or self.ramp_steps < 0:
-            raise ConfigError("train.scheduled_sampling.start_step and ramp_steps must not be negative")
+    probability: float = bounded(0.0, 0.0, 1.0)
+    start_step: int = bounded(0, 0)
+    ramp_steps: int = bounded(0, 0)
 
 
 @dataclass
 class TrainConfig:
     """Trainer settings."""
 
-    max_steps: int = 100000
+    max_steps: int = bounded(100000, 1)
     seed: int = 1234
-    grad_clip: float = 1.0
-    grad_accum: int = 1
-    amp: str = "auto"
-    log_every: int = 50
-    validate_every: int = 1000
-    checkpoint_every: int = 1000
-    keep_last: int = 3
-    n_val_audio: int = 2
-    max_nan_steps: int = 10
+    grad_clip: float = bounded(1.0, 0.0, low_open=True)
+    grad_accum: int = bounded(1, 1)
+    amp: Literal["auto", "off", "bf16", "fp16"] = "auto"
+    log_every: int = bounded(50, 1)
+    validate_every: int = bounded(1000, 1)
+    checkpoint_every: int = bounded(1000, 1)
+    keep_last: int = bounded(3, 1)
+    n_val_audio: int = bounded(2, 0)
+    max_nan_steps: int = bounded(10, 1)
     r_schedule: list[ReductionStage] = field(default_factory=list)
     scheduled_sampling: ScheduledSamplingConfig = field(default_factory=ScheduledSamplingConfig)
     warm_start: str = ""
@@ -256,8 +320,34 @@ class TrainConfig:
 
 
 @dataclass
+class InferenceConfig:
+    """How a trained model is run: decoding limits, the attention window and the vocoder's
+    iterations. Saved in every checkpoint; command-line flags override it.
+
+    An item stops when its stop probability exceeds ``stop_threshold`` or after
+    ``min(max_decoder_steps, ceil(text_length · max_frames_per_token / r))`` steps.
+    ``attention_window = [back, ahead]`` keeps attention within that many tokens around the
+    previous step's peak, with any mechanism. Synthesis batches ``batch_size`` sentences and
+    joins the sentences of one text with ``sentence_pause`` seconds of silence.
+    """
+
+    stop_threshold: float = bounded(0.5, 0.0)
+    max_decoder_steps: int = bounded(2000, 1)
+    max_frames_per_token: float = bounded(20.0, 0.0, low_open=True)
+    attention_window: Optional[list[int]] = field(default=None, metadata={"range": (0, None, False, False)})
+    griffin_lim_iters: int = bounded(64, 1)
+    batch_size: int = bounded(8, 1)
+    sentence_pause: float = bounded(0.25, 0.0)
+
+    def __post_init__(self) -> None:
+        if self.attention_window is not None and len(self.attention_window) != 2:
+            raise ConfigError(f"config key 'inference.attention_window' must be [back, ahead], "
+                              f"got {self.attention_window}")
+
+
+@dataclass
 class ExperimentConfig:
-    """Everything a run needs; saved verbatim next to its checkpoints."""
+    """Everything a run needs; saved verbatim next to its checkpoints and inside them."""
 
     audio: AudioConfig = field(default_factory=AudioConfig)
     text: TextConfig = field(default_factory=TextConfig)
@@ -266,6 +356,12 @@ class ExperimentConfig:
     loss: LossConfig = field(default_factory=LossConfig)
     optim: OptimConfig = field(default_factory=OptimConfig)
     train: TrainConfig = field(default_factory=TrainConfig)
+    inference: InferenceConfig = field(default_factory=InferenceConfig)
+
+
+def choices(annotation: Any) -> tuple[str, ...]:
+    """The allowed names of a ``Literal[...]`` option (e.g. ``choices(AttentionKind)``)."""
+    return typing.get_args(annotation)
 
 
 def _convert(value: Any, annotation: Any, key: str) -> Any:
@@ -277,11 +373,18 @@ def _convert(value: Any, annotation: Any, key: str) -> Any:
             return None
         (inner,) = [a for a in args if a is not type(None)]
         return _convert(value, inner, key)
+    if origin is Literal:
+        allowed = typing.get_args(annotation)
+        if value not in allowed:
+            raise ConfigError(f"config key '{key}' must be one of {', '.join(allowed)}, got {value!r}")
+        return value
     if dataclasses.is_dataclass(annotation):
         if not isinstance(value, dict):
             raise ConfigError(f"config key '{key}' must be a mapping, got {type(value).__name__}")
         return _build(annotation, value, key)
     if origin is list:
+        if isinstance(value, tuple):
+            value = list(value)
         if not isinstance(value, list):
             raise ConfigError(f"config key '{key}' must be a list, got {type(value).__name__}")
         (inner,) = typing.get_args(annotation)
@@ -297,26 +400,37 @@ def _convert(value: Any, annotation: Any, key: str) -> Any:
 
 def _build(cls: type[T], data: dict[str, Any], prefix: str = "") -> T:
     hints = typing.get_type_hints(cls)
-    names = {f.name for f in dataclasses.fields(cls)}  # type: ignore[arg-type]
+    fields = {f.name: f for f in dataclasses.fields(cls)}  # type: ignore[arg-type]
     kwargs = {}
     for key, value in data.items():
         full = f"{prefix}.{key}" if prefix else str(key)
-        if key not in names:
+        if key not in fields:
             raise ConfigError(
-                f"unknown config key '{full}' (valid keys here: {', '.join(sorted(names))})"
+                f"unknown config key '{full}' (valid keys here: {', '.join(sorted(fields))})"
             )
         kwargs[key] = _convert(value, hints[key], full)
+        limits = fields[key].metadata.get("range")
+        if limits and not _in_range(kwargs[key], *limits):
+            raise ConfigError(f"config key '{full}' must be {_range_text(*limits)}, got {value!r}")
     return cls(**kwargs)
 
 
 def config_from_dict(data: dict[str, Any]) -> ExperimentConfig:
     """Build an :class:`ExperimentConfig` from nested dicts; unknown keys are errors."""
+    if data is not None and not isinstance(data, dict):
+        raise ConfigError(f"a config must be a mapping, got {type(data).__name__}")
     return _build(ExperimentConfig, data or {})
 
 
 def config_to_dict(config: Any) -> dict[str, Any]:
     """Plain nested dicts (YAML/JSON/checkpoint friendly)."""
     return dataclasses.asdict(config)
+
+
+def with_overrides(section: T, prefix: str, **overrides: Any) -> T:
+    """A copy of a config section with some fields replaced, checked like a loaded file
+    (``prefix`` names the section in error messages, e.g. ``inference``)."""
+    return _build(type(section), {**config_to_dict(section), **overrides}, prefix)
 
 
 def apply_overrides(data: dict[str, Any], overrides: list[str]) -> dict[str, Any]:
@@ -351,6 +465,8 @@ def load_config(path: Optional[str | Path] = None, overrides: Optional[list[str]
         except yaml.YAMLError as exc:
             first = str(exc).splitlines()[0]
             raise ConfigError(f"config file {path} is not valid YAML: {first}") from None
+        except UnicodeDecodeError:
+            raise ConfigError(f"config file {path} is not UTF-8 text") from None
         if not isinstance(data, dict):
             raise ConfigError(f"config file {path} must hold a mapping at the top level")
     apply_overrides(data, overrides or [])

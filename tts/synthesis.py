@@ -1,33 +1,35 @@
 """Text → wav with a trained checkpoint: ``Synthesizer.from_checkpoint(path)(texts)``.
 
 Each text is split into sentences; all sentences of all texts are batched through the
-acoustic model (each stops on its own), vocoded with Griffin-Lim, and joined per text with
-short pauses. Every :class:`Result` carries the audio, the mel, the joined alignment (a
-block diagonal over the sentences), the tokens, per-sentence attention reports and timings.
+acoustic model (each stops on its own), joined per text with short pauses and vocoded. Every
+:class:`Result` carries the audio, the mel, the joined alignment (a block diagonal over the
+sentences), the tokens, per-sentence attention reports and timings.
 """
 
 from __future__ import annotations
 
+import html
+import json
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import torch
 
-from tts.analysis.metrics import AttentionReport, attention_report
-from tts.audio import GriffinLim
-from tts.config import ExperimentConfig, config_from_dict
-from tts.errors import ConfigError, TTSError
-from tts.models import build_model
+from tts import checkpoint
+from tts.audio import save_wav
+from tts.config import ExperimentConfig, InferenceConfig, with_overrides
+from tts.errors import TTSError
+from tts.metrics import AttentionReport, Failure, attention_report, most_diagonal_head
+from tts.models.layers import decoder_steps
 from tts.models.quantize import quantize_int8
-from tts.models.decoding import MEL_PAD_VALUE
-from tts.text import SymbolInventory, TokenizedText, Tokenizer
+from tts.plots import alignment_figure, save_figure
+from tts.text import TokenizedText, Tokenizer
 from tts.text.g2p import get_g2p
 from tts.text.sentences import split_sentences
-from tts.training.checkpoint import load_checkpoint
-
-PRETRAINED = Path(__file__).parent / "pretrained" / "tacotron2_synthetic.pt"
+from tts.vocoders import GriffinLim, Vocoder
 
 
 @dataclass
@@ -36,6 +38,7 @@ class Segment:
 
     text: str
     tokens: TokenizedText
+    symbols: list[str]  # one per id (BOS / EOS included)
     mel: np.ndarray
     alignment: np.ndarray
     stop_probs: np.ndarray
@@ -69,11 +72,13 @@ class Result:
 
     @property
     def tokens(self) -> list[str]:
-        return [s for seg in self.segments for s in seg.tokens.symbols + ["~"]]
+        """One label per text position of :attr:`alignment` (BOS / EOS included)."""
+        return [s for seg in self.segments for s in seg.symbols]
 
     @property
-    def failures(self) -> list[str]:
-        return sorted({f.split(" (")[0] for seg in self.segments for f in seg.report.failures})
+    def failures(self) -> list[Failure]:
+        """The kinds of attention failure in any sentence, by name."""
+        return sorted({kind for seg in self.segments for kind in seg.report.failures}, key=lambda kind: kind.value)
 
     @property
     def duration(self) -> float:
@@ -85,8 +90,6 @@ class Result:
 
     def figure(self, checkpoint_step: int | None = None, stop_threshold: float = 0.5):
         """Alignment figure: mel on top, attention with token labels, stop curve below."""
-        from tts.analysis.plots import alignment_figure
-
         reports = "; ".join(seg.report.summary() for seg in self.segments[:3])
         step = f" · step {checkpoint_step}" if checkpoint_step is not None else ""
         text = self.text if len(self.text) <= 110 else self.text[:107] + "..."
@@ -96,48 +99,31 @@ class Result:
 
 
 class Synthesizer:
-    """Batched text-to-speech with one acoustic model and Griffin-Lim."""
+    """Batched text-to-speech with one loaded acoustic model and a vocoder (default: Griffin-Lim).
 
-    def __init__(self, model: torch.nn.Module, config: ExperimentConfig, inventory: SymbolInventory,
-                 device: str = "cpu", step: int = 0, int8: bool = False):
+    ``settings`` (default: the checkpoint's ``inference`` section) holds the decoding limits,
+    attention window, batch size and Griffin-Lim iterations; a call's keyword arguments override them.
+    """
+
+    def __init__(self, loaded: checkpoint.LoadedModel, device: str = "cpu", int8: bool = False,
+                 vocoder: Vocoder | None = None):
         if int8 and torch.device(device).type != "cpu":
             raise TTSError("int8 inference runs on the CPU only; drop --int8 or use --device cpu")
-        self.model = quantize_int8(model) if int8 else model.to(device).eval()
-        self.config, self.device, self.step = config, torch.device(device), step
-        self.tokenizer = Tokenizer(inventory, config.text.mode, config.text.add_eos)
-        if config.text.mode == "phoneme":
+        self.model = quantize_int8(loaded.model) if int8 else loaded.model.to(device).eval()
+        self.config: ExperimentConfig = loaded.config
+        self.settings: InferenceConfig = loaded.config.inference
+        self.device, self.step = torch.device(device), loaded.step
+        self.tokenizer = Tokenizer.for_config(self.config.text, loaded.inventory)
+        if self.config.text.mode == "phoneme":
             get_g2p()  # load the G2P now, so per-text timings measure synthesis, not start-up
-        self.vocoder = GriffinLim(config.audio).to(device)
+        self.vocoder = vocoder or GriffinLim(self.config.audio, self.settings.griffin_lim_iters).to(device)
+        self.vocoder.check_compatible(self.config.audio)
 
     @classmethod
     def from_checkpoint(cls, path: str | Path | None = None, device: str = "cpu", int8: bool = False) -> "Synthesizer":
         """Load a training or release checkpoint (``None``: the bundled model); ``int8`` quantizes
         the decoder's weights for faster CPU inference."""
-        if path is None:
-            restore = (f"restore it with 'git checkout -- tts/pretrained/{PRETRAINED.name}' or train one with "
-                       f"'bash egs/synthetic/run.sh' and pass --checkpoint")
-            if not PRETRAINED.is_file():
-                raise TTSError(f"the bundled model {PRETRAINED} is missing: {restore}")
-            try:
-                payload = load_checkpoint(PRETRAINED, "cpu")
-            except TTSError as exc:
-                raise TTSError(f"the bundled model is unreadable ({exc}): {restore}") from None
-            path = PRETRAINED
-        else:
-            payload = load_checkpoint(path, "cpu")
-        try:
-            config = config_from_dict(payload["config"])
-        except ConfigError as exc:
-            raise TTSError(f"{path} was written by an incompatible version of this toolkit ({exc})") from None
-        inventory = SymbolInventory.from_dict(payload["symbols"])
-        model = build_model(config.model, len(inventory), config.audio.n_mels)
-        state = {k: v.float() if v.is_floating_point() else v for k, v in payload["model"].items()}
-        try:
-            model.load_state_dict(state)
-        except RuntimeError as exc:
-            raise TTSError(f"{path} does not match this code's {config.model.name} "
-                           f"({str(exc).splitlines()[0][:160]})") from None
-        return cls(model, config, inventory, device, int(payload.get("step", 0)), int8)
+        return cls(checkpoint.load(path), device, int8)
 
     def prepare(self, text: str) -> list[TokenizedText]:
         """Split into sentences and tokenize; raises :class:`TTSError` if nothing is speakable."""
@@ -151,11 +137,15 @@ class Synthesizer:
             self.tokenizer.encode_verbose(text)  # raises the frontend's own message
         return pieces
 
+    def vocode(self, mel: np.ndarray, settings: InferenceConfig | None = None) -> np.ndarray:
+        """One log-mel ``(n_mels, T_mel)`` → waveform ``(T_wav,)``."""
+        options = self.vocoder.options(settings or self.settings)
+        wav, lengths = self.vocoder(torch.from_numpy(mel).to(self.device)[None], None, **options)
+        return wav[0, : int(lengths[0])].cpu().numpy()
+
     @torch.no_grad()
-    def __call__(self, texts: str | list[str], batch_size: int = 8, stop_threshold: float = 0.5,
-                 max_decoder_steps: int = 2000, max_frames_per_token: float = 20.0,
-                 attention_window: tuple[int, int] | None = None, griffin_lim_iters: int | None = None,
-                 pause_seconds: float = 0.25) -> list[Result]:
+    def __call__(self, texts: str | list[str], **overrides: Any) -> list[Result]:
+        settings = with_overrides(self.settings, "inference", **overrides)
         if isinstance(texts, str):
             texts = [texts]
         start = time.perf_counter()
@@ -165,34 +155,17 @@ class Synthesizer:
         order = sorted(range(len(flat)), key=lambda k: len(flat[k][2].ids), reverse=True)
         segments: dict[tuple[int, int], Segment] = {}
         t0 = time.perf_counter()
-        for b in range(0, len(order), batch_size):
-            chunk = [flat[k] for k in order[b:b + batch_size]]
-            lengths = torch.tensor([len(c[2].ids) for c in chunk])
-            ids = torch.zeros(len(chunk), int(lengths.max()), dtype=torch.long)
-            for i, c in enumerate(chunk):
-                ids[i, : len(c[2].ids)] = torch.tensor(c[2].ids)
-            out = self.model.inference(ids.to(self.device), lengths.to(self.device), stop_threshold=stop_threshold,
-                                       max_decoder_steps=max_decoder_steps, max_frames_per_token=max_frames_per_token,
-                                       attention_window=attention_window)
-            r = self.model.reduction_factor
-            for i, (ti, si, tok) in enumerate(chunk):
-                frames = int(out.lengths[i])
-                steps = frames // r
-                alignment = out.alignments[i, :steps, : len(tok.ids)].float().cpu().numpy()
-                segments[(ti, si)] = Segment(
-                    text=tok.text, tokens=tok, mel=out.mel[i, :, :frames].float().cpu().numpy(), alignment=alignment,
-                    stop_probs=out.stop_probs[i, :steps].float().cpu().numpy(),
-                    report=attention_report(alignment, step_limit_hit=bool(out.hit_limit[i]),
-                                            symbols=self.tokenizer.ids_to_symbols(tok.ids)),
-                    attention_heads=(out.attention_heads[i, :, :, :steps, : len(tok.ids)].float().cpu().numpy()
-                                     if out.attention_heads is not None else None))
+        for b in range(0, len(order), settings.batch_size):
+            chunk = [flat[k] for k in order[b:b + settings.batch_size]]
+            for (ti, si, _), segment in zip(chunk, self._synthesize([c[2] for c in chunk], settings)):
+                segments[(ti, si)] = segment
         acoustic_s = time.perf_counter() - t0
         results = []
         for ti, text in enumerate(texts):
             segs = [segments[(ti, si)] for si in range(len(prepared[ti]))]
             t1 = time.perf_counter()
-            mel, alignment, stops, pause_steps = self._join(segs, pause_seconds)
-            wav = self.vocoder(torch.from_numpy(mel).to(self.device), n_iter=griffin_lim_iters).cpu().numpy()
+            mel, alignment, stops, pause_steps = self._join(segs, settings.sentence_pause)
+            wav = self.vocode(mel, settings)
             vocoder_s = time.perf_counter() - t1
             share = len(segs) / max(len(flat), 1)
             timings = {"frontend": frontend_s * share, "acoustic": acoustic_s * share, "vocoder": vocoder_s}
@@ -201,11 +174,38 @@ class Synthesizer:
                                   self.model.reduction_factor, pause_steps, timings))
         return results
 
+    def _synthesize(self, tokens: list[TokenizedText], settings: InferenceConfig) -> list[Segment]:
+        """One batch of sentences through the acoustic model. Multi-head models show their most
+        diagonal encoder-decoder head as the sentence's alignment."""
+        lengths = torch.tensor([len(t.ids) for t in tokens])
+        ids = torch.zeros(len(tokens), int(lengths.max()), dtype=torch.long)
+        for i, t in enumerate(tokens):
+            ids[i, : len(t.ids)] = torch.tensor(t.ids)
+        out = self.model.inference(ids.to(self.device), lengths.to(self.device), settings)
+        r = self.model.reduction_factor
+        segments = []
+        for i, tok in enumerate(tokens):
+            frames = int(out.lengths[i])
+            steps, n = decoder_steps(frames, r), len(tok.ids)
+            mel = out.mel[i, :, :frames].float().cpu().numpy()
+            if not np.isfinite(mel).all():
+                raise TTSError(f"the model produced NaN or infinite frames for {tok.text[:60]!r}: "
+                               f"the checkpoint is broken, use an earlier one")
+            heads = (out.attention_heads[i, :, :, :steps, :n].float().cpu().numpy()
+                     if out.attention_heads is not None else None)
+            alignment = (heads[most_diagonal_head(heads)] if heads is not None
+                         else out.alignments[i, :steps, :n].float().cpu().numpy())
+            symbols = self.tokenizer.ids_to_symbols(tok.ids)
+            report = attention_report(alignment, step_limit_hit=bool(out.hit_limit[i]), symbols=symbols)
+            segments.append(Segment(tok.text, tok, symbols, mel, alignment,
+                                    out.stop_probs[i, :steps].float().cpu().numpy(), report, heads))
+        return segments
+
     def _join(self, segments: list[Segment], pause_seconds: float) -> tuple[np.ndarray, np.ndarray, np.ndarray, int]:
         """Concatenate sentences with pauses: mel, block-diagonal alignment, stop probabilities, pause steps."""
-        r = self.model.reduction_factor
-        pause_steps = int(round(pause_seconds * self.config.audio.sample_rate / self.config.audio.hop_length / r))
-        pause_mel = np.full((self.config.audio.n_mels, pause_steps * r), MEL_PAD_VALUE, dtype=np.float32)
+        r, audio = self.model.reduction_factor, self.config.audio
+        pause_steps = int(round(pause_seconds * audio.sample_rate / audio.hop_length / r))
+        pause_mel = np.full((audio.n_mels, pause_steps * r), audio.silence, dtype=np.float32)
         mels, stops = [], []
         for k, seg in enumerate(segments):
             if k:
@@ -231,22 +231,29 @@ def block_diagonal(alignments: list[np.ndarray], pause_steps: int) -> np.ndarray
     return joined
 
 
+def output_names(out: str | Path, n_results: int) -> tuple[Path, list[str]]:
+    """Where :func:`write_outputs` puts ``n_results`` results: ``(folder, file stems)``. ``out``
+    ending in ``.wav`` names the file of a single result; anything else is a folder. Checked
+    before any synthesis, so a bad ``--out`` costs nothing."""
+    out = Path(out)
+    if out.suffix.lower() == ".wav":
+        if n_results != 1:
+            raise TTSError(f"--out {out} names one wav but there are {n_results} texts: give a folder")
+        if out.is_dir():
+            raise TTSError(f"--out {out} is a folder: name the wav file, or give the folder without .wav")
+        return out.parent, [out.stem]
+    if out.suffix and out.suffix.lower() != ".wav" and not out.is_dir():
+        raise TTSError(f"--out {out}: give a folder, or a file name ending in .wav")
+    if out.exists() and not out.is_dir():
+        raise TTSError(f"--out {out} exists and is not a folder")
+    return out, [f"utt{i:03d}" for i in range(1, n_results + 1)]
+
+
 def write_outputs(results: list[Result], out: str | Path, checkpoint_step: int | None = None, plots: bool = True,
                   stop_threshold: float = 0.5) -> dict:
     """Write ``<name>.wav``, ``<name>.npy`` (mel) and ``<name>.png`` (alignment) per result plus
-    ``summary.json``. ``out`` ending in ``.wav`` names the file of a single result."""
-    import json
-
-    from tts.analysis.plots import save_figure
-    from tts.audio import save_wav
-
-    out = Path(out)
-    if out.suffix == ".wav":
-        if len(results) != 1:
-            raise TTSError(f"--out {out} names one wav but there are {len(results)} texts: give a folder")
-        folder, names = out.parent, [out.stem]
-    else:
-        folder, names = out, [f"utt{i:03d}" for i in range(1, len(results) + 1)]
+    ``summary.json`` and ``index.html`` (see :func:`output_names` for the names)."""
+    folder, names = output_names(out, len(results))
     folder.mkdir(parents=True, exist_ok=True)
     rows = []
     for name, result in zip(names, results):
@@ -256,13 +263,14 @@ def write_outputs(results: list[Result], out: str | Path, checkpoint_step: int |
             save_figure(result.figure(checkpoint_step, stop_threshold), folder / f"{name}.png")
         rows.append({"name": name, "wav": str(folder / f"{name}.wav"), "text": result.text,
                      "seconds": round(result.duration, 3), "rtf": round(result.rtf, 4),
-                     "timings": {k: round(v, 4) for k, v in result.timings.items()}, "failures": result.failures,
+                     "timings": {k: round(v, 4) for k, v in result.timings.items()},
+                     "failures": [kind.value for kind in result.failures],
                      "sentences": [seg.report.to_dict() for seg in result.segments]})
     audio = sum(r["seconds"] for r in rows)
     compute = sum(r["timings"]["total"] for r in rows)
     summary = {"checkpoint_step": checkpoint_step, "utterances": rows, "audio_seconds": round(audio, 3),
                "compute_seconds": round(compute, 3), "rtf": round(compute / max(audio, 1e-9), 4),
-               "step_limit_hits": sum("step limit" in r["failures"] for r in rows)}
+               "step_limit_hits": sum(Failure.STEP_LIMIT in r.failures for r in results)}
     (folder / "summary.json").write_text(json.dumps(summary, indent=1))
     _write_index(folder, rows, plots)
     return summary
@@ -270,8 +278,6 @@ def write_outputs(results: list[Result], out: str | Path, checkpoint_step: int |
 
 def _write_index(folder: Path, rows: list[dict], plots: bool) -> None:
     """``index.html``: an audio player and the alignment plot per utterance (static, opens from disk)."""
-    import html
-
     items = []
     for row in rows:
         flags = f" <b style='color:#b00'>[{', '.join(row['failures'])}]</b>" if row["failures"] else ""

@@ -29,6 +29,7 @@ from tts.audio import load_wav, peak_normalize, save_wav, trim_silence  # noqa: 
 from tts.data.corpus import Utterance, make_splits, write_metadata, write_splits  # noqa: E402
 from tts.errors import TTSError  # noqa: E402
 from tts.text import normalize_text  # noqa: E402
+from tts.text.sentences import sentences  # noqa: E402
 
 FORTUNE_DIR = Path("/usr/share/games/fortunes")
 ENGINES = {
@@ -37,7 +38,6 @@ ENGINES = {
 }
 _URL_RE = re.compile(r"https?:|www\.|\.com\b|@")
 _DIALOGUE_RE = re.compile(r"(^|\s)[A-Z][a-zA-Z]*:\s")
-_SENTENCE_SPLIT_RE = re.compile(r"(?<=[.!?])\s+(?=[A-Z])")
 
 
 def check_system(engine: str) -> None:
@@ -55,7 +55,7 @@ def entry_sentences(entry: str) -> list[str]:
         if line.strip().startswith(("--", "- ", "-")) and lines:
             break
         lines.append(line)
-    return _SENTENCE_SPLIT_RE.split(" ".join(" ".join(lines).split()))
+    return sentences(" ".join(lines))
 
 
 def clean_sentence(text: str) -> str | None:
@@ -141,11 +141,11 @@ def build(args: argparse.Namespace) -> None:
 
     out = Path(args.out)
     (out / "wavs").mkdir(parents=True, exist_ok=True)
-    sentences = read_sentences()
-    if len(sentences) < args.size:
-        raise TTSError(f"only {len(sentences)} usable sentences in {FORTUNE_DIR}, asked for {args.size}")
-    random.Random(args.seed).shuffle(sentences)
-    utterances = [Utterance(f"SYN{i:05d}", s, normalize_text(s)) for i, s in enumerate(sentences[: args.size], 1)]
+    candidates = read_sentences()
+    if len(candidates) < args.size:
+        raise TTSError(f"only {len(candidates)} usable sentences in {FORTUNE_DIR}, asked for {args.size}")
+    random.Random(args.seed).shuffle(candidates)
+    utterances = [Utterance(f"SYN{i:05d}", s, normalize_text(s)) for i, s in enumerate(candidates[: args.size], 1)]
     jobs = [(u.id, u.normalized, args.engine, str(out), args.sample_rate) for u in utterances]
     failures = {}
     with mp.Pool(args.jobs) as pool:

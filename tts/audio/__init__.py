@@ -1,8 +1,7 @@
-"""Audio: wav IO, resampling, trimming, the mel-spectrogram definition and Griffin-Lim."""
+"""Audio: wav IO, resampling, trimming, the STFT and the mel-spectrogram definition."""
 
-from tts.audio.griffin_lim import GriffinLim, spectral_convergence
-from tts.audio.io import load_wav, peak_normalize, resample, save_wav, trim_silence
-from tts.audio.mel import STFT, MelSpectrogram
+from tts.audio.io import edge_silence, load_wav, peak_normalize, resample, save_wav, trim_silence
+from tts.audio.mel import STFT, MelSpectrogram, spectral_convergence
 
-__all__ = ["GriffinLim", "MelSpectrogram", "STFT", "load_wav", "peak_normalize", "resample",
-           "save_wav", "spectral_convergence", "trim_silence"]
+__all__ = ["MelSpectrogram", "edge_silence", "STFT", "load_wav", "peak_normalize", "resample", "save_wav", "spectral_convergence",
+           "trim_silence"]

@@ -10,6 +10,7 @@ from pathlib import Path
 import numpy as np
 import soundfile as sf
 
+from tts.config import AudioConfig
 from tts.errors import TTSError
 
 
@@ -58,6 +59,15 @@ def trim_silence(wav: np.ndarray, top_db: float = 40.0, frame_length: int = 1024
 
     trimmed, _ = librosa.effects.trim(wav, top_db=top_db, frame_length=frame_length, hop_length=hop_length)
     return trimmed
+
+
+def edge_silence(wav: np.ndarray, audio: AudioConfig) -> np.ndarray:
+    """The silence at an utterance's edges as the features define it: trimmed to the speech (when
+    ``audio.trim_silence``), then ``audio.leading_silence`` seconds of silence put before it."""
+    if audio.trim_silence:
+        wav = trim_silence(wav, audio.trim_top_db, audio.win_length, audio.hop_length)
+    lead = int(round(audio.leading_silence * audio.sample_rate))
+    return np.concatenate([np.zeros(lead, dtype=wav.dtype), wav]) if lead else wav
 
 
 def peak_normalize(wav: np.ndarray, peak: float = 0.95) -> np.ndarray:

@@ -40,6 +40,14 @@ class STFT(nn.Module):
                            center=True, length=length)
 
 
+def spectral_convergence(target_magnitude: torch.Tensor, wav: torch.Tensor, stft: STFT) -> torch.Tensor:
+    """``‖S − |STFT(x)|‖_F / ‖S‖_F`` per item; S ``(B, F, T)``, wav ``(B, T_wav)`` → ``(B,)``."""
+    rebuilt = stft(wav).abs()
+    frames = min(rebuilt.shape[-1], target_magnitude.shape[-1])
+    diff = target_magnitude[..., :frames] - rebuilt[..., :frames]
+    return diff.flatten(1).norm(dim=1) / target_magnitude[..., :frames].flatten(1).norm(dim=1)
+
+
 class MelSpectrogram(nn.Module):
     """Waveform → log-mel, batched.
 
@@ -65,7 +73,3 @@ class MelSpectrogram(nn.Module):
             wav = wav.unsqueeze(0)
         mel = self.magnitude_to_mel(self.stft(wav.float()).abs())
         return mel.squeeze(0) if squeeze else mel
-
-    def frames(self, n_samples: int) -> int:
-        """Number of mel frames for a waveform of ``n_samples``."""
-        return n_samples // self.config.hop_length + 1

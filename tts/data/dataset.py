@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import json
+import math
 import random
 from dataclasses import dataclass, fields
 from pathlib import Path
@@ -53,11 +55,13 @@ class Batch:
 
 
 class FeatureDataset(Dataset):
-    """Items of one split from a feature cache: ``(id, ids (T_text,), mel (n_mels, T_mel))``."""
+    """Items of one split from a feature cache: ``(id, ids (T_text,), mel (n_mels, T_mel))``.
+    ``pad_value`` is the log-mel of silence under the cache's audio settings."""
 
     def __init__(self, cache: str | Path, corpus_root: str | Path, split: str, limit: int | None = None):
         self.cache = Path(cache)
         manifest = {m["id"]: m for m in read_manifest(cache)}
+        self.pad_value = math.log(json.loads((self.cache / "settings.json").read_text())["audio"]["log_floor"])
         wanted = read_split(corpus_root, split)[:limit]
         self.entries = [manifest[i] for i in wanted if i in manifest]
         if not self.entries:
@@ -70,6 +74,10 @@ class FeatureDataset(Dataset):
     def frame_lengths(self) -> list[int]:
         return [e["n_frames"] for e in self.entries]
 
+    def collate(self, reduction_factor: int) -> "Collate":
+        """The :class:`Collate` for this dataset's items at reduction factor r."""
+        return Collate(reduction_factor, self.pad_value)
+
     def __getitem__(self, index: int) -> tuple[str, torch.Tensor, torch.Tensor]:
         uid = self.entries[index]["id"]
         ids = torch.from_numpy(np.load(self.cache / "ids" / f"{uid}.npy").astype(np.int64))
@@ -80,10 +88,10 @@ class FeatureDataset(Dataset):
 class Collate:
     """Pads a list of dataset items into a :class:`Batch`; T_mel is padded to a multiple of r.
 
-    Padded mel frames hold the log floor value (silence), not zero.
+    Padded mel frames hold ``pad_value``, the log-mel of silence (``AudioConfig.silence``), not zero.
     """
 
-    def __init__(self, reduction_factor: int = 1, pad_value: float = float(np.log(1e-5))):
+    def __init__(self, reduction_factor: int, pad_value: float):
         if reduction_factor < 1:
             raise TTSError(f"reduction factor must be >= 1, got {reduction_factor}")
         self.r = reduction_factor
@@ -167,5 +175,5 @@ def bucketed_loader(dataset: FeatureDataset, data: DataConfig, r: int, max_frame
     sampler = LengthBucketBatchSampler(
         dataset.frame_lengths, max_frames, data.max_batch_size, seed=seed, shuffle=shuffle,
         bucket_size=data.max_batch_size * data.bucket_size_multiplier, rank=rank, world_size=world_size)
-    return DataLoader(dataset, batch_sampler=sampler, collate_fn=Collate(r), num_workers=data.num_workers,
+    return DataLoader(dataset, batch_sampler=sampler, collate_fn=dataset.collate(r), num_workers=data.num_workers,
                       generator=torch.Generator().manual_seed(seed))

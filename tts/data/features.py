@@ -17,7 +17,7 @@ import hashlib
 import json
 import logging
 import multiprocessing as mp
-from dataclasses import asdict, dataclass
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -35,10 +35,16 @@ def feature_settings(audio: AudioConfig, text: TextConfig) -> dict[str, Any]:
     """The settings that determine the cached features (Griffin-Lim settings excluded)."""
     from tts.text import SymbolInventory
 
-    keys = ("sample_rate", "n_fft", "hop_length", "win_length", "n_mels", "fmin", "fmax", "log_floor",
-            "trim_silence", "trim_top_db")
-    return {"version": FEATURE_VERSION, "audio": {k: getattr(audio, k) for k in keys}, "text": asdict(text),
-            "symbols": SymbolInventory().symbols}
+    keys = ["sample_rate", "n_fft", "hop_length", "win_length", "n_mels", "fmin", "fmax", "log_floor",
+            "trim_silence", "trim_top_db"]
+    text_settings = {"mode": text.mode, "add_eos": text.add_eos}
+    # options added later enter the key only when set, so caches made before them stay valid
+    if audio.leading_silence:
+        keys.append("leading_silence")
+    if text.add_bos:
+        text_settings["add_bos"] = True
+    return {"version": FEATURE_VERSION, "audio": {k: getattr(audio, k) for k in keys}, "text": text_settings,
+            "symbols": SymbolInventory.for_text(text).symbols}
 
 
 def feature_dir(root: str | Path, audio: AudioConfig, text: TextConfig) -> Path:
@@ -69,7 +75,7 @@ def _init_worker(audio: AudioConfig, text: TextConfig, root: str, out: str, max_
     from tts.text import Tokenizer
 
     torch.set_num_threads(1)
-    _WORKER.update(audio=audio, mel=MelSpectrogram(audio), tokenizer=Tokenizer(mode=text.mode, add_eos=text.add_eos),
+    _WORKER.update(audio=audio, mel=MelSpectrogram(audio), tokenizer=Tokenizer.for_config(text),
                    root=Path(root), out=Path(out), max_frames=max_frames, max_tokens=max_tokens)
 
 
@@ -77,7 +83,7 @@ def _process(utt: Utterance) -> _Result:
     import soundfile as sf
     import torch
 
-    from tts.audio import trim_silence
+    from tts.audio import edge_silence
 
     w = _WORKER
     audio: AudioConfig = w["audio"]
@@ -93,8 +99,7 @@ def _process(utt: Utterance) -> _Result:
     if sr != audio.sample_rate:
         return _Result(utt.id, False, f"sample rate {sr} Hz, expected {audio.sample_rate} Hz")
     wav = wav.mean(axis=1)
-    if audio.trim_silence:
-        wav = trim_silence(wav, audio.trim_top_db, audio.win_length, audio.hop_length)
+    wav = edge_silence(wav, audio)
     if len(wav) < audio.win_length:
         return _Result(utt.id, False, "audio shorter than one window")
     n_frames = len(wav) // audio.hop_length + 1

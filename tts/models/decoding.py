@@ -1,18 +1,133 @@
-"""Pieces every autoregressive decoder shares at inference: per-item stopping under a step
-limit, and turning the collected frames into the final (postnet-refined, padded) mel."""
+"""Autoregressive decoding, written once for every acoustic model.
+
+:class:`AutoregressiveTTS` is the base of Tacotron2 and Transformer-TTS. It owns what the two
+share: input checks, the reduction factor, the teacher-forcing decoder inputs, the mel and
+stop heads' use, the postnet residual, and the free-running loop (:func:`decode`) with per-item
+stopping, step limits and the attention window. A model supplies only its encoder
+(:meth:`~AutoregressiveTTS.encode_tokens`), its decoder state
+(:meth:`~AutoregressiveTTS.init_decoder`) and one decoder step
+(:meth:`~AutoregressiveTTS.decoder_step`), plus the modules ``mel_head``, ``stop_head`` and
+``postnet``.
+"""
 
 from __future__ import annotations
 
 import logging
-import math
+from dataclasses import dataclass
+from typing import Any
 
 import torch
 from torch import nn
 
+from tts.config import AudioConfig, InferenceConfig, with_overrides
+from tts.errors import TTSError
 from tts.models.layers import sequence_mask
+from tts.models.outputs import InferenceOutput
 
 log = logging.getLogger(__name__)
-MEL_PAD_VALUE = math.log(1e-5)
+
+
+@dataclass
+class StepAttention:
+    """What one decoder step attended: ``alignment`` ``(B, T_text)`` (the weights the attention
+    window follows) and, for multi-head models, every layer's heads ``(B, L, H, T_text)``."""
+
+    alignment: torch.Tensor
+    heads: torch.Tensor | None = None
+
+
+class AutoregressiveTTS(nn.Module):
+    """Base class: ``forward(batch) → ModelOutput`` is the model's own (teacher forcing);
+    ``inference(ids, lengths, **overrides) → InferenceOutput`` is :func:`decode` for every model."""
+
+    mel_head: nn.Module    # decoder hidden (…, D) → max_r · n_mels frames
+    stop_head: nn.Module   # decoder hidden (…, D) → 1 stop logit
+    postnet: nn.Module     # (mel (B, n_mels, T_mel), mask (B, T_mel)) → residual
+
+    def __init__(self, n_symbols: int, audio: AudioConfig | None, reduction_factor: int, max_reduction_factor: int,
+                 go_frame: str = "zeros"):
+        super().__init__()
+        audio = audio or AudioConfig()
+        self.n_symbols, self.n_mels, self.mel_pad_value = n_symbols, audio.n_mels, audio.silence
+        self.go_value = audio.silence if go_frame == "silence" else 0.0
+        self.r = reduction_factor
+        self.max_r = max(reduction_factor, max_reduction_factor)
+
+    # ------------------------------------------------------------------ what a model supplies
+    def encode_tokens(self, ids: torch.Tensor, mask: torch.Tensor) -> torch.Tensor:
+        """ids ``(B, T_text)``, mask ``(B, T_text)`` → memory ``(B, T_text, D)``."""
+        raise NotImplementedError
+
+    def init_decoder(self, memory: torch.Tensor, mask: torch.Tensor) -> Any:
+        """The decoder state before the first step (anything the model's step understands)."""
+        raise NotImplementedError
+
+    def decoder_step(self, frame: torch.Tensor, state: Any,
+                     window: torch.Tensor | None) -> tuple[torch.Tensor, StepAttention, Any]:
+        """One free-running step: the previous frame ``(B, n_mels)`` (the go frame at step 0) → decoder
+        hidden ``(B, D)``, what it attended and the new state. ``window`` ``(B, T_text)`` bool, when
+        given, is where attention may go this step."""
+        raise NotImplementedError
+
+    @property
+    def attention_name(self) -> str:
+        """The attention, in words (for logs and benchmarks)."""
+        raise NotImplementedError
+
+    def diagnostics(self) -> dict[str, float]:
+        """Scalars worth plotting during training (TensorBoard tag → value); none by default."""
+        return {}
+
+    # ------------------------------------------------------------------ shared
+    @property
+    def reduction_factor(self) -> int:
+        return self.r
+
+    def set_reduction_factor(self, r: int) -> None:
+        """Change r (gradual training); the frame projection is sized for ``max_reduction_factor``
+        and step t uses its first r frames, so no parameter changes shape."""
+        if not 1 <= r <= self.max_r:
+            raise TTSError(f"reduction factor {r} outside 1..{self.max_r} (raise the model's max_reduction_factor)")
+        self.r = r
+
+    def encode(self, ids: torch.Tensor, lengths: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
+        """Checked ids ``(B, T_text)`` → memory ``(B, T_text, D)`` and mask ``(B, T_text)``."""
+        if ids.numel() == 0 or ids.shape[1] == 0 or bool((lengths <= 0).any()):
+            raise TTSError("empty input: every item needs at least one token")
+        if bool((ids < 0).any()) or bool((ids >= self.n_symbols).any()):
+            raise TTSError(f"token ids outside the inventory [0, {self.n_symbols}): "
+                           f"min {int(ids.min())}, max {int(ids.max())}")
+        mask = sequence_mask(lengths, ids.shape[1])
+        return self.encode_tokens(ids, mask), mask
+
+    def decoder_inputs(self, mels: torch.Tensor) -> torch.Tensor:
+        """Teacher forcing: mels ``(B, n_mels, T_mel)`` → the input frame of every step
+        ``(B, T_steps, n_mels)``: the "go" frame, then the last frame of each previous step."""
+        if mels.shape[2] % self.r:
+            raise TTSError(f"mel length {mels.shape[2]} is not a multiple of the reduction factor {self.r}")
+        previous = mels[:, :, self.r - 1::self.r].transpose(1, 2)[:, :-1]
+        return torch.cat([mels.new_full((mels.shape[0], 1, self.n_mels), self.go_value), previous], dim=1)
+
+    def frames(self, hidden: torch.Tensor) -> torch.Tensor:
+        """Decoder hidden ``(B, [T_steps,] D)`` → r mel frames per step ``(B, [T_steps,] r · n_mels)``: the
+        first r of the head's max_r frames (slicing the output keeps int8-quantized heads usable)."""
+        return self.mel_head(hidden)[..., : self.r * self.n_mels]
+
+    def unfold_frames(self, hidden: torch.Tensor) -> torch.Tensor:
+        """Decoder hidden of every step ``(B, T_steps, D)`` → mel ``(B, n_mels, T_steps · r)``."""
+        batch, steps = hidden.shape[:2]
+        return self.frames(hidden).reshape(batch, steps * self.r, self.n_mels).transpose(1, 2)
+
+    def refine(self, mel_before: torch.Tensor, mel_lengths: torch.Tensor) -> torch.Tensor:
+        """``mel_before + postnet(mel_before)`` ``(B, n_mels, T_mel)``; frames past each length are ignored."""
+        return mel_before + self.postnet(mel_before, sequence_mask(mel_lengths, mel_before.shape[2]))
+
+    @torch.no_grad()
+    def inference(self, ids: torch.Tensor, lengths: torch.Tensor | None = None,
+                  settings: InferenceConfig | None = None, **overrides: Any) -> InferenceOutput:
+        """Batched free-running synthesis (:func:`decode`); ``overrides`` replace fields of
+        ``settings`` (default: :class:`InferenceConfig`), e.g. ``max_decoder_steps=500``."""
+        return decode(self, ids, lengths, with_overrides(settings or InferenceConfig(), "inference", **overrides))
 
 
 class StopTracker:
@@ -22,11 +137,10 @@ class StopTracker:
     ``min(max_decoder_steps, ceil(text_length · max_frames_per_token / r))`` steps.
     """
 
-    def __init__(self, text_lengths: torch.Tensor, r: int, threshold: float, max_decoder_steps: int,
-                 max_frames_per_token: float):
-        self.r, self.threshold = r, threshold
-        self.limits = torch.clamp(torch.ceil(text_lengths.float() * max_frames_per_token / r).long(), 1,
-                                  max_decoder_steps)
+    def __init__(self, text_lengths: torch.Tensor, r: int, settings: InferenceConfig):
+        self.r, self.threshold = r, settings.stop_threshold
+        limits = torch.ceil(text_lengths.float() * settings.max_frames_per_token / r).long()
+        self.limits = torch.clamp(limits, 1, settings.max_decoder_steps)
         self.finished = torch.zeros_like(text_lengths, dtype=torch.bool)
         self.hit_limit = torch.zeros_like(self.finished)
         self.steps = torch.zeros_like(text_lengths)
@@ -54,10 +168,49 @@ class StopTracker:
             log.warning("item %d hit the decoder step limit (%d steps) without a stop token", i, int(self.limits[i]))
 
 
-def finish_mel(frames: list[torch.Tensor], postnet: nn.Module, frame_lengths: torch.Tensor) -> torch.Tensor:
-    """Per-step frames ``[(B, r, n_mels)] → (B, n_mels, T_mel)`` refined by the postnet; frames past
-    each item's length hold the silence value."""
-    mel_before = torch.cat(frames, dim=1).transpose(1, 2)
-    frame_mask = sequence_mask(frame_lengths, mel_before.shape[2])
-    mel = mel_before + postnet(mel_before, frame_mask)
-    return mel.masked_fill(~frame_mask.unsqueeze(1), MEL_PAD_VALUE)
+def attention_window(alignment: torch.Tensor, text_mask: torch.Tensor, back: int, ahead: int) -> torch.Tensor:
+    """Where attention may go next: ``back`` tokens behind to ``ahead`` tokens ahead of each item's
+    peak in ``alignment`` ``(B, T_text)``, within ``text_mask``. Returns ``(B, T_text)`` bool."""
+    positions = torch.arange(alignment.shape[1], device=alignment.device)
+    peak = alignment.argmax(dim=1, keepdim=True)
+    return text_mask & (positions >= peak - back) & (positions <= peak + ahead)
+
+
+@torch.no_grad()
+def decode(model: AutoregressiveTTS, ids: torch.Tensor, lengths: torch.Tensor | None,
+           settings: InferenceConfig) -> InferenceOutput:
+    """The free-running loop: ids ``(B, T_text)`` (or ``(T_text,)``), lengths ``(B,)`` → mel, stop
+    probabilities, alignments and lengths; each item stops on its own (:class:`StopTracker`; a
+    warning names an item that hit its step limit). With ``settings.attention_window = [back, ahead]``
+    every step after the first may attend only around the previous step's peak."""
+    if ids.dim() == 1:
+        ids = ids.unsqueeze(0)
+    if lengths is None:
+        lengths = torch.full((ids.shape[0],), ids.shape[1], dtype=torch.long, device=ids.device)
+    memory, mask = model.encode(ids, lengths)
+    batch, r = ids.shape[0], model.reduction_factor
+    tracker = StopTracker(lengths, r, settings)
+    state = model.init_decoder(memory, mask)
+    frame = memory.new_full((batch, model.n_mels), model.go_value)
+    window = None
+    frames, stops, alignments, heads = [], [], [], []
+    for t in range(tracker.max_steps):
+        hidden, attended, state = model.decoder_step(frame, state, window)
+        step_frames = model.frames(hidden).reshape(batch, r, model.n_mels)
+        stop_prob = torch.sigmoid(model.stop_head(hidden).squeeze(-1))
+        frames.append(step_frames)
+        stops.append(stop_prob)
+        alignments.append(attended.alignment)
+        if attended.heads is not None:
+            heads.append(attended.heads)
+        frame = step_frames[:, -1]
+        if settings.attention_window is not None:
+            window = attention_window(attended.alignment, mask, *settings.attention_window)
+        if tracker.update(t, stop_prob):
+            break
+    tracker.warn()
+    mel_before = torch.cat(frames, dim=1).transpose(1, 2)                       # (B, n_mels, T_mel)
+    mel = model.refine(mel_before, tracker.frame_lengths)
+    mel = mel.masked_fill(~sequence_mask(tracker.frame_lengths, mel.shape[2]).unsqueeze(1), model.mel_pad_value)
+    return InferenceOutput(mel, torch.stack(stops, dim=1), torch.stack(alignments, dim=1), tracker.frame_lengths,
+                           tracker.hit_limit, torch.stack(heads, dim=3) if heads else None)

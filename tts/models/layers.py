@@ -13,6 +13,12 @@ def sequence_mask(lengths: torch.Tensor, max_len: int | None = None) -> torch.Te
     return torch.arange(max_len, device=lengths.device)[None] < lengths[:, None]
 
 
+def decoder_steps(n_frames: int | torch.Tensor, r: int) -> int | torch.Tensor:
+    """Decoder steps that produce ``n_frames`` mel frames at ``r`` frames per step (the last step may
+    hold padding): ``ceil(n_frames / r)``, for an int or a tensor of lengths."""
+    return -(-n_frames // r)
+
+
 class ConvBlock(nn.Module):
     """Conv1d → BatchNorm → activation → dropout over ``(B, C, T)``; padded steps are zeroed
     after the block, so an item's output does not depend on how much padding follows it."""

@@ -11,16 +11,17 @@ values per layer, so each step costs one position, not the whole prefix.
 from __future__ import annotations
 
 import math
+from dataclasses import dataclass, field
 
 import torch
 from torch import nn
 
-from tts.config import TransformerTTSConfig
+from tts.config import AudioConfig, TransformerTTSConfig
 from tts.errors import TTSError
-from tts.models.decoding import StopTracker, finish_mel
-from tts.models.layers import ConvBlock, Postnet, Prenet, sequence_mask
-from tts.models.outputs import InferenceOutput, ModelOutput
-Cache = dict[str, torch.Tensor]
+from tts.models.decoding import AutoregressiveTTS, StepAttention
+from tts.models.layers import ConvBlock, Postnet, Prenet
+from tts.models.outputs import ModelOutput
+from tts.models.registry import register_model
 
 
 class ScaledPositionalEncoding(nn.Module):
@@ -133,18 +134,36 @@ class DecoderLayer(nn.Module):
         return x, weights
 
 
-class TransformerTTS(nn.Module):
+@dataclass
+class DecoderState:
+    """Free-running decoder state: the step index, the memory's cross-attention keys/values and
+    mask, and either per-layer self-attention key/value caches or (uncached) every step's input
+    and window so far."""
+
+    step: int
+    memory_kv: list[tuple[torch.Tensor, torch.Tensor]]
+    memory_mask: torch.Tensor                                             # (B, 1, 1, T_text)
+    caches: list[tuple[torch.Tensor, torch.Tensor] | None] = field(default_factory=list)
+    inputs: list[torch.Tensor] = field(default_factory=list)              # uncached: (B, 1, d) per step
+    windows: list[torch.Tensor] = field(default_factory=list)             # uncached: (B, 1, 1, T_text) per step
+
+
+@register_model("transformer_tts")
+class TransformerTTS(AutoregressiveTTS):
     """``forward(batch) → ModelOutput``; ``inference(ids, lengths) → InferenceOutput``.
 
-    ``ModelOutput.alignments`` is the mean of the ``guided_heads`` (what the guided attention loss
-    sees); ``attention_heads`` holds every layer and head ``(B, L, H, T_steps, T_text)``.
+    ``ModelOutput.alignments`` and ``InferenceOutput.alignments`` are the mean of the
+    ``guided_heads`` (what the guided attention loss sees and the attention window follows);
+    ``attention_heads`` holds every layer and head ``(B, L, H, T_steps, T_text)``. With
+    ``kv_cache = False`` inference recomputes the whole prefix every step (it exists to test the cache).
     """
 
-    def __init__(self, config: TransformerTTSConfig, n_symbols: int, n_mels: int = 80):
-        super().__init__()
+    def __init__(self, config: TransformerTTSConfig, n_symbols: int, audio: AudioConfig | None = None,
+                 go_frame: str = "zeros"):
+        super().__init__(n_symbols, audio, config.reduction_factor, config.max_reduction_factor, go_frame)
         c = config
-        self.config, self.n_symbols, self.n_mels = c, n_symbols, n_mels
-        self.r, self.max_r = c.reduction_factor, max(c.reduction_factor, c.max_reduction_factor)
+        self.config = c
+        self.kv_cache = True
         self.embedding = nn.Embedding(n_symbols, c.embedding_dim, padding_idx=0)
         self.encoder_prenet = nn.ModuleList(
             ConvBlock(c.embedding_dim, c.embedding_dim, c.encoder_prenet_kernel_size, c.encoder_prenet_dropout)
@@ -153,41 +172,44 @@ class TransformerTTS(nn.Module):
         self.encoder_position = ScaledPositionalEncoding(c.d_model, c.positional_alpha, c.dropout)
         self.encoder_layers = nn.ModuleList(EncoderLayer(c) for _ in range(c.encoder_layers))
         self.encoder_norm = nn.LayerNorm(c.d_model) if c.norm_first else nn.Identity()
-        self.decoder_prenet = Prenet(n_mels, c.decoder_prenet_dims, c.decoder_prenet_dropout)
+        self.decoder_prenet = Prenet(self.n_mels, c.decoder_prenet_dims, c.decoder_prenet_dropout)
         self.decoder_projection = nn.Linear(c.decoder_prenet_dims[-1], c.d_model)
         self.decoder_position = ScaledPositionalEncoding(c.d_model, c.positional_alpha, c.dropout)
         self.decoder_layers = nn.ModuleList(DecoderLayer(c) for _ in range(c.decoder_layers))
         self.decoder_norm = nn.LayerNorm(c.d_model) if c.norm_first else nn.Identity()
-        self.mel_linear = nn.Linear(c.d_model, n_mels * self.max_r)
+        self.mel_linear = nn.Linear(c.d_model, self.n_mels * self.max_r)
         self.stop_linear = nn.Linear(c.d_model, 1)
-        self.postnet = Postnet(n_mels, c.postnet_channels, c.postnet_kernel_size, c.postnet_layers, c.postnet_dropout)
+        self.postnet = Postnet(self.n_mels, c.postnet_channels, c.postnet_kernel_size, c.postnet_layers,
+                               c.postnet_dropout)
         layers = c.decoder_layers
         self.guided = [((l + layers) % layers, h) for l, h in c.guided_heads]
         if any(not 0 <= h < c.heads for _, h in self.guided):
             raise TTSError(f"guided_heads {c.guided_heads} name a head outside 0..{c.heads - 1}")
 
     @property
-    def reduction_factor(self) -> int:
-        return self.r
+    def attention_name(self) -> str:
+        return f"{self.config.heads}-head encoder-decoder"
 
-    def set_reduction_factor(self, r: int) -> None:
-        if not 1 <= r <= self.max_r:
-            raise TTSError(f"reduction factor {r} outside 1..{self.max_r} (raise max_reduction_factor)")
-        self.r = r
+    def diagnostics(self) -> dict[str, float]:
+        """The positional encodings' trainable scales."""
+        return {f"alpha/{name}": float(self.get_submodule(name).alpha.detach())
+                for name in ("encoder_position", "decoder_position")}
 
-    def frames(self, hidden: torch.Tensor) -> torch.Tensor:
-        """Decoder output ``(B, [T_steps,] d)`` → the first r of max_r frames ``(B, [T_steps,] r · n_mels)``."""
-        return self.mel_linear(hidden)[..., : self.r * self.n_mels]
+    @property
+    def mel_head(self) -> nn.Module:
+        return self.mel_linear
+
+    @property
+    def stop_head(self) -> nn.Module:
+        return self.stop_linear
+
+    def guided_mean(self, heads: torch.Tensor) -> torch.Tensor:
+        """Mean of the guided heads: ``(B, L, H, ...) → (B, ...)``."""
+        return torch.stack([heads[:, l, h] for l, h in self.guided], dim=1).mean(dim=1)
 
     # ------------------------------------------------------------------ encoder
-    def encode(self, ids: torch.Tensor, lengths: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
-        """ids ``(B, T_text)`` → memory ``(B, T_text, d)``, mask ``(B, T_text)``."""
-        if ids.numel() == 0 or ids.shape[1] == 0 or bool((lengths <= 0).any()):
-            raise TTSError("empty input: every item needs at least one token")
-        if bool((ids < 0).any()) or bool((ids >= self.n_symbols).any()):
-            raise TTSError(f"token ids outside the inventory [0, {self.n_symbols}): "
-                           f"min {int(ids.min())}, max {int(ids.max())}")
-        mask = sequence_mask(lengths, ids.shape[1])
+    def encode_tokens(self, ids: torch.Tensor, mask: torch.Tensor) -> torch.Tensor:
+        """ids ``(B, T_text)`` → memory ``(B, T_text, d)``."""
         x = self.embedding(ids).transpose(1, 2)
         for conv in self.encoder_prenet:
             x = conv(x, mask)
@@ -195,7 +217,7 @@ class TransformerTTS(nn.Module):
         attend = mask[:, None, None, :]
         for layer in self.encoder_layers:
             x = layer(x, attend)
-        return self.encoder_norm(x) * mask.unsqueeze(-1), mask
+        return self.encoder_norm(x) * mask.unsqueeze(-1)
 
     def memory_kv(self, memory: torch.Tensor) -> list[tuple[torch.Tensor, torch.Tensor]]:
         """Cross-attention keys/values of every decoder layer, computed once per utterance."""
@@ -204,12 +226,8 @@ class TransformerTTS(nn.Module):
     # ------------------------------------------------------------------ teacher forcing
     def forward(self, batch) -> ModelOutput:
         memory, mask = self.encode(batch.ids, batch.text_lengths)
-        batch_size, _, t_mel = batch.mels.shape
-        if t_mel % self.r:
-            raise TTSError(f"mel length {t_mel} is not a multiple of the reduction factor {self.r}")
-        steps = t_mel // self.r
-        previous = batch.mels[:, :, self.r - 1::self.r].transpose(1, 2)[:, :-1]
-        inputs = torch.cat([batch.mels.new_zeros(batch_size, 1, self.n_mels), previous], dim=1)
+        inputs = self.decoder_inputs(batch.mels)
+        steps = inputs.shape[1]
         x = self.decoder_position(self.decoder_projection(self.decoder_prenet(inputs)))
         causal = torch.ones(steps, steps, dtype=torch.bool, device=x.device).tril()[None, None]
         memory_mask = mask[:, None, None, :]
@@ -218,96 +236,43 @@ class TransformerTTS(nn.Module):
             x, weights = layer(x, layer.self_attention.project, causal, kv, memory_mask)
             heads.append(weights)
         hidden = self.decoder_norm(x)
-        mel_before = self.frames(hidden).reshape(batch_size, steps * self.r, self.n_mels).transpose(1, 2)
-        frame_mask = sequence_mask(batch.mel_lengths, t_mel)
-        mel_after = mel_before + self.postnet(mel_before, frame_mask)
+        mel_before = self.unfold_frames(hidden)
         attention_heads = torch.stack(heads, dim=1)                    # (B, L, H, T_steps, T_text)
-        guided = torch.stack([attention_heads[:, l, h] for l, h in self.guided], dim=1).mean(dim=1)
-        return ModelOutput(mel_before, mel_after, self.stop_linear(hidden).squeeze(-1), guided, attention_heads)
+        return ModelOutput(mel_before, self.refine(mel_before, batch.mel_lengths),
+                           self.stop_linear(hidden).squeeze(-1), self.guided_mean(attention_heads), attention_heads)
 
-    # ------------------------------------------------------------------ inference
-    @torch.no_grad()
-    def inference(self, ids: torch.Tensor, lengths: torch.Tensor | None = None, stop_threshold: float = 0.5,
-                  max_decoder_steps: int = 2000, max_frames_per_token: float = 20.0,
-                  attention_window: tuple[int, int] | None = None, use_cache: bool = True) -> InferenceOutput:
-        """Batched autoregressive synthesis with per-layer key/value caches (``use_cache=False``
-        recomputes the whole prefix every step; it exists to test the cache). Each item stops on its
-        own; ``alignments`` is each item's most diagonal encoder-decoder head. ``attention_window =
-        (back, ahead)`` keeps every encoder-decoder head within that many tokens around the previous
-        step's peak of the guided heads (their mean), the heads trained to be the alignment."""
-        if ids.dim() == 1:
-            ids = ids.unsqueeze(0)
-        if lengths is None:
-            lengths = torch.full((ids.shape[0],), ids.shape[1], dtype=torch.long, device=ids.device)
-        memory, mask = self.encode(ids, lengths)
-        batch, r = ids.shape[0], self.r
-        tracker = StopTracker(lengths, r, stop_threshold, max_decoder_steps, max_frames_per_token)
-        memory_kv = self.memory_kv(memory)
-        memory_mask = mask[:, None, None, :]
-        caches: list[tuple[torch.Tensor, torch.Tensor] | None] = [None] * len(self.decoder_layers)
-        frame = memory.new_zeros(batch, 1, self.n_mels)
-        inputs: list[torch.Tensor] = []
-        step_masks: list[torch.Tensor] = []                               # uncached: every position's window
-        mels, stops, step_heads = [], [], []
-        positions = torch.arange(ids.shape[1], device=ids.device)
-        step_mask = memory_mask                                           # (B, 1, 1, T_text)
-        for t in range(tracker.max_steps):
-            if attention_window is not None and t > 0:
-                peak = torch.stack([step_heads[-1][:, l, h] for l, h in self.guided]).mean(0).argmax(1, keepdim=True)
-                window = (positions >= peak - attention_window[0]) & (positions <= peak + attention_window[1])
-                step_mask = (mask & window)[:, None, None, :]
-            x = self.decoder_projection(self.decoder_prenet(frame))
-            if use_cache:
-                x = self.decoder_position(x, offset=t)
-                cross_mask = step_mask
+    # ------------------------------------------------------------------ free running
+    def init_decoder(self, memory: torch.Tensor, mask: torch.Tensor) -> DecoderState:
+        return DecoderState(0, self.memory_kv(memory), mask[:, None, None, :], [None] * len(self.decoder_layers))
+
+    def decoder_step(self, frame: torch.Tensor, state: DecoderState,
+                     window: torch.Tensor | None) -> tuple[torch.Tensor, StepAttention, DecoderState]:
+        """One position: frame ``(B, n_mels)`` → hidden ``(B, d)``; ``window`` confines every
+        encoder-decoder head of this step."""
+        t = state.step
+        cross_mask = state.memory_mask if window is None else (state.memory_mask & window[:, None, None, :])
+        x = self.decoder_projection(self.decoder_prenet(frame[:, None]))       # (B, 1, d)
+        if self.kv_cache:
+            x = self.decoder_position(x, offset=t)
+        else:
+            state.inputs.append(x)
+            state.windows.append(cross_mask)
+            x = self.decoder_position(torch.cat(state.inputs, dim=1))
+            cross_mask = torch.cat(state.windows, dim=2)                       # (B, 1, t + 1, T_text)
+        heads = []
+        for i, (layer, kv) in enumerate(zip(self.decoder_layers, state.memory_kv)):
+            if self.kv_cache:
+                def self_kv(h: torch.Tensor, i: int = i, layer: DecoderLayer = layer):
+                    k, v = layer.self_attention.project(h)
+                    if state.caches[i] is not None:
+                        k, v = torch.cat([state.caches[i][0], k], dim=2), torch.cat([state.caches[i][1], v], dim=2)
+                    state.caches[i] = (k, v)
+                    return k, v
+                x, weights = layer(x, self_kv, None, kv, cross_mask)
             else:
-                inputs.append(x)
-                step_masks.append(step_mask)
-                x = self.decoder_position(torch.cat(inputs, dim=1))
-                cross_mask = torch.cat(step_masks, dim=2)                 # (B, 1, t + 1, T_text)
-            heads = []
-            for i, (layer, kv) in enumerate(zip(self.decoder_layers, memory_kv)):
-                if use_cache:
-                    def self_kv(h, i=i, layer=layer):
-                        k, v = layer.self_attention.project(h)
-                        if caches[i] is not None:
-                            k, v = torch.cat([caches[i][0], k], dim=2), torch.cat([caches[i][1], v], dim=2)
-                        caches[i] = (k, v)
-                        return k, v
-                    x, weights = layer(x, self_kv, None, kv, cross_mask)
-                else:
-                    causal = torch.ones(t + 1, t + 1, dtype=torch.bool, device=x.device).tril()[None, None]
-                    x, weights = layer(x, layer.self_attention.project, causal, kv, cross_mask)
-                heads.append(weights[:, :, -1])                           # (B, H, T_text)
-            hidden = self.decoder_norm(x[:, -1])
-            frames = self.frames(hidden).reshape(batch, r, self.n_mels)
-            stop_prob = torch.sigmoid(self.stop_linear(hidden).squeeze(-1))
-            mels.append(frames)
-            stops.append(stop_prob)
-            step_heads.append(torch.stack(heads, dim=1))                  # (B, L, H, T_text)
-            frame = frames[:, -1:]
-            if tracker.update(t, stop_prob):
-                break
-        tracker.warn()
-        mel = finish_mel(mels, self.postnet, tracker.frame_lengths)
-        attention_heads = torch.stack(step_heads, dim=3)                  # (B, L, H, T_steps, T_text)
-        alignments = most_diagonal_head(attention_heads, tracker.steps, lengths)
-        return InferenceOutput(mel, torch.stack(stops, dim=1), alignments, tracker.frame_lengths, tracker.hit_limit,
-                               attention_heads)
-
-
-def most_diagonal_head(heads: torch.Tensor, step_lengths: torch.Tensor, text_lengths: torch.Tensor) -> torch.Tensor:
-    """Per item, the (layer, head) whose attention is most diagonal: highest focus rate times the
-    correlation between step and peak position. heads ``(B, L, H, T_steps, T_text)`` → ``(B, T_steps, T_text)``."""
-    from tts.analysis.metrics import attention_report
-
-    chosen = []
-    for b in range(heads.shape[0]):
-        steps, n = int(step_lengths[b]), int(text_lengths[b])
-        flat = heads[b].flatten(0, 1)                                     # (L*H, T_steps, T_text)
-        scores = []
-        for h in range(flat.shape[0]):
-            report = attention_report(flat[h, :steps, :n].float().cpu().numpy())
-            scores.append(report.focus_rate * max(report.diagonal_correlation, 0.0))
-        chosen.append(flat[int(torch.tensor(scores).argmax())])
-    return torch.stack(chosen)
+                causal = torch.ones(t + 1, t + 1, dtype=torch.bool, device=x.device).tril()[None, None]
+                x, weights = layer(x, layer.self_attention.project, causal, kv, cross_mask)
+            heads.append(weights[:, :, -1])                                    # (B, H, T_text)
+        state.step += 1
+        step_heads = torch.stack(heads, dim=1)                                 # (B, L, H, T_text)
+        return self.decoder_norm(x[:, -1]), StepAttention(self.guided_mean(step_heads), step_heads), state

@@ -1,24 +1,64 @@
-"""Splitting long text into sentence-sized pieces the acoustic model can say in one go."""
+"""Splitting text into sentences, and long sentences into pieces the acoustic model can say in
+one go. Shared by synthesis and the corpus recipes.
+
+A period ends a sentence unless it closes a title or abbreviation that stands before a name or
+number ("Dr. Smith", "St. Mary", "No. 5", "vs. them") or an initial or initialism ("John F.
+Kennedy", "The U.S. Army"): those are followed by a capital too, so only knowing them tells the
+cases apart. "No." holds only before a number; "St." after a capitalized word is a street and
+may end a sentence. Decimal points and the dots inside "e.g." have no space after them and never
+split. An initialism that really ends a sentence ("in the U.S. It") stays with the next one.
+The text of each sentence is returned as written (normalization comes later).
+"""
 
 from __future__ import annotations
 
 import re
 
-from tts.text.normalize import expand_abbreviations
-
-_SENTENCE_END_RE = re.compile(r"(?:(?<=[.!?])|(?<=[.!?][\"')\]]))\s+(?=[\"'(\[]?[A-Z0-9])")
+# a boundary candidate: sentence punctuation (and closing quotes/brackets), space, then a capital,
+# digit or opening quote/bracket
+_BOUNDARY_RE = re.compile(r"[.!?]+[\"')\]]*\s+(?=[\"'(\[]?[A-Z0-9])")
+_LAST_WORD_RE = re.compile(r"(?:(\S+)\s+)?(\S+)\.[\"')\]]*\s+$")
+_INITIALISM_RE = re.compile(r"(?:[A-Za-z]\.)*[A-Za-z]")
+# abbreviations that stand before a name or number, so a capital after them does not start a sentence
+NON_FINAL_ABBREVIATIONS = frozenset(
+    "mr mrs ms dr prof st gen gov sen rep capt col lt sgt maj hon rev mt ft vs messrs mme mlle".split())
+# abbreviations that stand before a number only ("No. 5"; "No. Go away." ends a sentence)
+BEFORE_NUMBER_ABBREVIATIONS = frozenset(["no", "nos"])
 _CLAUSE_RE = re.compile(r"(?<=[,;:])\s+")
 
 
-def split_sentences(text: str, max_words: int = 30) -> list[str]:
-    """Split a paragraph into sentences; a sentence longer than ``max_words`` is split further
-    at clause punctuation (``,;:``), then between words.
+def _ends_sentence(text: str, end: int) -> bool:
+    """Whether the boundary candidate ``text[:end]`` (punctuation and space included) ends a sentence."""
+    match = _LAST_WORD_RE.search(text[:end])
+    if match is None:  # "!" or "?"
+        return True
+    previous, word = match.group(1) or "", match.group(2).lstrip("\"'([")
+    if word.endswith("."):  # an ellipsis "..." ends a sentence when a capital follows
+        return True
+    if word.lower() == "st" and previous[:1].isupper():  # "Baker St." is a street, "at St. Mary's" a saint
+        return True
+    if word.lower() in BEFORE_NUMBER_ABBREVIATIONS:
+        return not text[end:end + 1].isdigit()
+    return word.lower() not in NON_FINAL_ABBREVIATIONS and not _INITIALISM_RE.fullmatch(word)
 
-    Abbreviations are expanded first, so "Dr. Smith" does not end a sentence.
-    """
-    text = " ".join(expand_abbreviations(text).split())
+
+def sentences(text: str) -> list[str]:
+    """Split text into sentences (whitespace collapsed), each as written."""
+    text = " ".join(text.split())
+    pieces, start = [], 0
+    for match in _BOUNDARY_RE.finditer(text):
+        if _ends_sentence(text, match.end()):
+            pieces.append(text[start:match.end()].strip())
+            start = match.end()
+    pieces.append(text[start:].strip())
+    return [p for p in pieces if p]
+
+
+def split_sentences(text: str, max_words: int = 30) -> list[str]:
+    """:func:`sentences`, with a sentence longer than ``max_words`` split further at clause
+    punctuation (``,;:``), then between words."""
     pieces: list[str] = []
-    for sentence in filter(None, _SENTENCE_END_RE.split(text)):
+    for sentence in sentences(text):
         if len(sentence.split()) <= max_words:
             pieces.append(sentence)
             continue
@@ -34,4 +74,4 @@ def split_sentences(text: str, max_words: int = 30) -> list[str]:
             current.extend(words)
         if current:
             pieces.append(" ".join(current))
-    return [p for p in (piece.strip() for piece in pieces) if p]
+    return pieces

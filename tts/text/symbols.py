@@ -1,7 +1,8 @@
 """Symbol inventories: the list of token strings a model's embedding is indexed by.
 
 One inventory holds pad, EOS, word boundary, punctuation, lower-case letters and
-ARPAbet phonemes (with and without stress), so a model trained in any text mode
+ARPAbet phonemes (with and without stress), plus BOS at the end when the text config asks
+for it (so the other ids, and models trained without it, stay as they were), so a model trained in any text mode
 can be described by the same structure. It serializes to a plain dict that every
 checkpoint carries.
 """
@@ -11,16 +12,18 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
+from tts.config import TextConfig
 from tts.errors import TTSError
 
 PAD = "_"
 EOS = "~"
+BOS = "^"
 SPACE = " "
 PUNCTUATION = list("!'\"(),-.:;?")
 LETTERS = list("abcdefghijklmnopqrstuvwxyz")
-# Symbols that need not take any time in speech (word boundaries, punctuation, pad, EOS): an
+# Symbols that need not take any time in speech (word boundaries, punctuation, pad, BOS, EOS): an
 # alignment that never visits them has not skipped anything audible.
-SILENT_SYMBOLS = frozenset([PAD, EOS, SPACE, *PUNCTUATION])
+SILENT_SYMBOLS = frozenset([PAD, BOS, EOS, SPACE, *PUNCTUATION])
 _ARPABET_BASE = [
     "AA", "AE", "AH", "AO", "AW", "AY", "B", "CH", "D", "DH", "EH", "ER", "EY", "F", "G",
     "HH", "IH", "IY", "JH", "K", "L", "M", "N", "NG", "OW", "OY", "P", "R", "S", "SH", "T",
@@ -64,8 +67,20 @@ class SymbolInventory:
     def eos_id(self) -> int:
         return self._index[EOS]
 
+    @property
+    def bos_id(self) -> int:
+        if BOS not in self._index:
+            raise TTSError(f"this symbol inventory has no BOS symbol '{BOS}' (it predates text.add_bos)")
+        return self._index[BOS]
+
     def is_phoneme(self, symbol: str) -> bool:
         return symbol in ARPABET_SET
+
+    @classmethod
+    def for_text(cls, text: TextConfig) -> "SymbolInventory":
+        """The inventory a text config needs: the default one, with BOS appended for ``add_bos``."""
+        inventory = cls()
+        return cls(inventory.symbols + [BOS]) if text.add_bos else inventory
 
     def to_dict(self) -> dict[str, Any]:
         return {"symbols": list(self.symbols), "version": self.version}

@@ -14,10 +14,11 @@ import logging
 import re
 from dataclasses import dataclass
 
+from tts.config import TextConfig
 from tts.errors import TTSError
 from tts.text.g2p import WORD_RE, get_g2p
 from tts.text.normalize import normalize_text
-from tts.text.symbols import EOS, PAD, SPACE, SymbolInventory
+from tts.text.symbols import BOS, EOS, PAD, SPACE, SymbolInventory
 
 log = logging.getLogger(__name__)
 
@@ -39,12 +40,20 @@ class TokenizedText:
 class Tokenizer:
     """Text ↔ ids for one :class:`SymbolInventory` and mode."""
 
-    def __init__(self, inventory: SymbolInventory | None = None, mode: str = "phoneme", add_eos: bool = True):
+    def __init__(self, inventory: SymbolInventory | None = None, mode: str = "phoneme", add_eos: bool = True,
+                 add_bos: bool = False):
         if mode not in MODES:
             raise TTSError(f"unknown text mode '{mode}' (choose one of {', '.join(MODES)})")
         self.inventory = inventory or SymbolInventory()
         self.mode = mode
-        self.add_eos = add_eos
+        self.add_eos, self.add_bos = add_eos, add_bos
+        if add_bos:
+            self.inventory.bos_id  # noqa: B018 - fails now, naming the problem, if the inventory lacks BOS
+
+    @classmethod
+    def for_config(cls, text: TextConfig, inventory: SymbolInventory | None = None) -> "Tokenizer":
+        """The tokenizer a config's ``text`` section describes (with a checkpoint's inventory, if given)."""
+        return cls(inventory or SymbolInventory.for_text(text), text.mode, text.add_eos, text.add_bos)
 
     # ---------------------------------------------------------------- encode
     def _plain_symbols(self, text: str) -> list[str]:
@@ -106,12 +115,14 @@ class Tokenizer:
         if not any(s.isalpha() for s in symbols):
             raise TTSError(f"text has nothing to speak after normalization: {text[:80]!r}")
         ids = [self.inventory.id(s) for s in symbols]
+        if self.add_bos:
+            ids.insert(0, self.inventory.bos_id)
         if self.add_eos:
             ids.append(self.inventory.eos_id)
         return TokenizedText(text=text, normalized=normalized, symbols=symbols, ids=ids)
 
     def encode(self, text: str) -> list[int]:
-        """Text → ids (EOS appended when ``add_eos``)."""
+        """Text → ids (BOS prepended when ``add_bos``, EOS appended when ``add_eos``)."""
         return self.encode_verbose(text).ids
 
     # ---------------------------------------------------------------- decode
@@ -123,14 +134,14 @@ class Tokenizer:
         return [self.inventory.symbols[int(i)] for i in ids]
 
     def decode(self, ids: list[int]) -> str:
-        """Ids → text; ARPAbet runs are wrapped in braces, pad and EOS are dropped.
+        """Ids → text; ARPAbet runs are wrapped in braces, pad, BOS and EOS are dropped.
 
         ``encode(decode(ids)) == ids`` for ids that ``encode`` produced.
         """
         out: list[str] = []
         run: list[str] = []
         for symbol in self.ids_to_symbols(ids):
-            if symbol in (PAD, EOS):
+            if symbol in (PAD, BOS, EOS):
                 continue
             if self.inventory.is_phoneme(symbol):
                 run.append(symbol)

@@ -7,8 +7,7 @@ from torch import nn
 from torch.nn import functional as F
 
 from tts.config import GuidedAttentionConfig, LossConfig
-from tts.errors import TTSError
-from tts.models.layers import sequence_mask
+from tts.models.layers import decoder_steps, sequence_mask
 from tts.models.outputs import ModelOutput
 
 
@@ -28,7 +27,7 @@ def stop_token_loss(logits: torch.Tensor, frame_targets: torch.Tensor, mel_lengt
     """
     r = frame_targets.shape[1] // logits.shape[1]
     targets = frame_targets[:, r - 1::r]
-    mask = sequence_mask(torch.div(mel_lengths + r - 1, r, rounding_mode="floor"), logits.shape[1]).to(logits.dtype)
+    mask = sequence_mask(decoder_steps(mel_lengths, r), logits.shape[1]).to(logits.dtype)
     weight = torch.tensor(pos_weight, device=logits.device, dtype=logits.dtype)
     loss = F.binary_cross_entropy_with_logits(logits, targets, pos_weight=weight, reduction="none")
     return (loss * mask).sum() / mask.sum()
@@ -70,8 +69,6 @@ class TTSLoss(nn.Module):
 
     def __init__(self, config: LossConfig):
         super().__init__()
-        if config.mel_loss not in ("mse", "l1"):
-            raise TTSError(f"loss.mel_loss must be 'mse' or 'l1', got '{config.mel_loss}'")
         self.config = config
 
     def forward(self, output: ModelOutput, batch, step: int = 0) -> dict[str, torch.Tensor]:
@@ -84,7 +81,7 @@ class TTSLoss(nn.Module):
         total = terms["mel"] + terms["mel_postnet"] + c.stop_weight * terms["stop"]
         scale = guided_attention_scale(c.guided_attention, step)
         r = batch.mels.shape[2] // output.stop_logits.shape[1]
-        step_lengths = torch.div(batch.mel_lengths + r - 1, r, rounding_mode="floor")
+        step_lengths = decoder_steps(batch.mel_lengths, r)
         terms["guided_attention"] = guided_attention_loss(output.alignments.float(), batch.text_lengths, step_lengths,
                                                           c.guided_attention.sigma)
         if scale > 0:
@@ -92,9 +89,3 @@ class TTSLoss(nn.Module):
         terms["loss"] = total
         return terms
 
-
-def check_finite(terms: dict[str, torch.Tensor], step: int) -> None:
-    """Raise a :class:`TTSError` naming the non-finite terms and the step."""
-    bad = [name for name, value in terms.items() if not bool(torch.isfinite(value).all())]
-    if bad:
-        raise TTSError(f"non-finite loss at step {step}: {', '.join(bad)}")

@@ -1,5 +1,5 @@
-"""The training loop: AMP, DDP, gradient clipping and accumulation, gradual r, validation with
-plots and audio, atomic checkpoints and exact resume.
+"""The training loop: AMP, DDP, gradient clipping and accumulation, gradual r, validation,
+atomic checkpoints and exact resume.
 
 Exact resume: a checkpoint holds the optimizer step, the epoch, how many batches of the epoch
 were consumed and every RNG state; the batch sampler is a pure function of (seed, epoch) and the
@@ -24,16 +24,18 @@ import torch
 import torch.distributed as dist
 from torch.nn.parallel import DistributedDataParallel
 
-from tts.config import ExperimentConfig, config_from_dict, config_to_dict, save_config
+from tts import checkpoint
+from tts.config import ExperimentConfig, save_config
 from tts.data import FeatureDataset, bucketed_loader, feature_dir, read_manifest, require_corpus
 from tts.errors import TTSError
 from tts.models import build_model
 from tts.text import SymbolInventory, Tokenizer
-from tts.training.checkpoint import CheckpointManager, load_checkpoint, rng_state, set_rng_state
+from tts.training.experiment import CheckpointFolder, rng_state, set_rng_state
 from tts.training.losses import TTSLoss
 from tts.training.optim import build_optimizer, build_scheduler
 from tts.training.scheduled_sampling import mix_in_predictions, sampling_probability
-from tts.training.validation import teacher_forced_metrics
+from tts.training.validation import ValidationRenderer, teacher_forced_metrics
+from tts.vocoders import GriffinLim
 
 log = logging.getLogger("tts.train")
 
@@ -81,20 +83,20 @@ class Trainer:
         self.data_root = require_corpus(data_root)
         self.cache = feature_dir(self.data_root, config.audio, config.text)
         read_manifest(self.cache)  # fails with a clear line when features are missing
-        self.inventory = SymbolInventory()
-        self.tokenizer = Tokenizer(self.inventory, config.text.mode, config.text.add_eos)
+        self.inventory = SymbolInventory.for_text(config.text)
+        self.tokenizer = Tokenizer.for_config(config.text, self.inventory)
         self._check_r_schedule()
         self.train_set = FeatureDataset(self.cache, self.data_root, "train")
         self.val_set = FeatureDataset(self.cache, self.data_root, "val")
 
         torch.manual_seed(config.train.seed)
-        self.model = build_model(config.model, len(self.inventory), config.audio.n_mels).to(self.device)
+        self.model = build_model(config.model, len(self.inventory), config.audio).to(self.device)
         self.criterion = TTSLoss(config.loss)
         self.optimizer = build_optimizer(self.model.parameters(), config.optim)
         self.scheduler = build_scheduler(self.optimizer, config.optim)
         self.amp_dtype = self._amp_dtype()
         self.scaler = torch.amp.GradScaler("cuda", enabled=self.amp_dtype == torch.float16)
-        self.checkpoints = CheckpointManager(self.exp_dir, config.train.keep_last)
+        self.checkpoints = CheckpointFolder(self.exp_dir, config.train.keep_last)
         self.state = TrainState()
         existing = self.checkpoints.latest()
         if not resume and existing is not None:
@@ -106,7 +108,7 @@ class Trainer:
             self._warm_start(Path(config.train.warm_start))
         self.ddp_model = (DistributedDataParallel(self.model, device_ids=[self.device.index] if self.device.type == "cuda" else None)
                           if self.world_size > 1 else self.model)
-        self.writer = None
+        self.writer = self.renderer = None
         if self.is_main:
             self._prepare_exp_dir()
 
@@ -129,8 +131,6 @@ class Trainer:
 
     def _amp_dtype(self) -> torch.dtype | None:
         choice = self.config.train.amp
-        if choice not in ("auto", "off", "bf16", "fp16"):
-            raise TTSError(f"train.amp must be auto, off, bf16 or fp16, got '{choice}'")
         if choice == "off" or (choice == "auto" and self.device.type != "cuda"):
             return None
         if choice == "fp16" and self.device.type != "cuda":
@@ -149,60 +149,62 @@ class Trainer:
         log.addHandler(handler)
         log.setLevel(logging.INFO)
         self.writer = SummaryWriter(str(self.exp_dir / "tensorboard"), purge_step=self.state.step + 1)
+        self.renderer = ValidationRenderer(self.exp_dir, self.tokenizer, GriffinLim(self.config.audio).to(self.device),
+                                           self.writer)
         n_params = sum(p.numel() for p in self.model.parameters())
-        section = self.config.model.active
-        attention = section.attention.kind if hasattr(section, "attention") else "multi-head"
         log.info("model %s (%.2fM parameters, attention %s) on %s, world size %d; %d train / %d val utterances",
-                 self.config.model.name, n_params / 1e6, attention, self.device,
+                 self.config.model.name, n_params / 1e6, self.model.attention_name, self.device,
                  self.world_size, len(self.train_set), len(self.val_set))
 
-    def _payload(self, full: bool = True) -> dict[str, Any]:
-        config = config_to_dict(self.config)  # with the r in force, which a gradual schedule may have changed
-        config["model"][self.config.model.name]["reduction_factor"] = self.model.reduction_factor
-        payload: dict[str, Any] = {
-            "model": self.model.state_dict(), "config": config,
-            "symbols": self.inventory.to_dict(), "model_name": self.config.model.name, "step": self.state.step,
-        }
-        if full:
-            payload.update(optimizer=self.optimizer.state_dict(), scheduler=self.scheduler.state_dict(),
-                           scaler=self.scaler.state_dict(), train_state=vars(self.state).copy(), rng=rng_state())
-        return payload
+    def _save(self, path: Path, with_training_state: bool = True) -> Path:
+        training = None
+        if with_training_state:
+            training = {"optimizer": self.optimizer.state_dict(), "scheduler": self.scheduler.state_dict(),
+                        "scaler": self.scaler.state_dict(), "state": vars(self.state).copy(), "rng": rng_state()}
+        return checkpoint.save(path, self.model, self.config, self.inventory, self.state.step, training)
 
-    def _check_compatible(self, payload: dict[str, Any], path: Path) -> None:
-        if payload.get("symbols", {}).get("symbols") != self.inventory.symbols:
-            raise TTSError(f"{path} was trained with a different symbol inventory; use train.warm_start with "
-                           f"train.ignore_layers=[encoder.embedding] instead of resuming")
-        theirs = config_from_dict(payload["config"]).model
-        ours = self.config.model
-        if theirs.name == ours.name:
-            theirs.active.reduction_factor = ours.active.reduction_factor  # r may follow a schedule
+    def _save_step(self) -> Path:
+        path = self._save(self.checkpoints.path(self.state.step))
+        self.checkpoints.prune()
+        return path
+
+    def _check_compatible(self, contents: checkpoint.CheckpointContents) -> None:
+        if contents.inventory.symbols != self.inventory.symbols:
+            raise TTSError(f"{contents.path} was trained with a different symbol inventory; use train.warm_start "
+                           f"with train.ignore_layers=[encoder.embedding] instead of resuming")
+        theirs, ours = contents.config.model, self.config.model
+        if theirs.name == ours.name:  # r may follow a schedule; the writer records it with the frame head's size
+            a, b = theirs.active, ours.active
+            if max(a.reduction_factor, a.max_reduction_factor) == max(b.reduction_factor, b.max_reduction_factor):
+                a.reduction_factor, a.max_reduction_factor = b.reduction_factor, b.max_reduction_factor
         if theirs != ours:
-            raise TTSError(f"{path} holds a different model ({payload.get('model_name')}, other sizes or attention) "
+            raise TTSError(f"{contents.path} holds a different model ({theirs.name}, other sizes or attention) "
                            f"than this config; resume with the config saved next to it")
 
     def _resume(self, path: Path | None) -> None:
         path = path or self.checkpoints.latest()
         if path is None:
             raise TTSError(f"--resume: no checkpoint_*.pt in {self.exp_dir}")
-        payload = load_checkpoint(path, self.device)
-        self._check_compatible(payload, path)
-        if "optimizer" not in payload:
+        contents = checkpoint.read(path, self.device)
+        self._check_compatible(contents)
+        if contents.training is None:
             raise TTSError(f"{path} has no training state (a stripped release checkpoint?); use train.warm_start")
-        self.model.load_state_dict(payload["model"])
-        self.optimizer.load_state_dict(payload["optimizer"])
-        self.scheduler.load_state_dict(payload["scheduler"])
-        self.scaler.load_state_dict(payload["scaler"])
-        self.state = TrainState(**payload["train_state"])
-        set_rng_state(payload["rng"])
+        self.model.load_state_dict(contents.weights)
+        training = contents.training
+        self.optimizer.load_state_dict(training["optimizer"])
+        self.scheduler.load_state_dict(training["scheduler"])
+        self.scaler.load_state_dict(training["scaler"])
+        self.state = TrainState(**training["state"])
+        set_rng_state(training["rng"])
         log.info("resumed from %s at step %d (epoch %d, batch %d)", path, self.state.step, self.state.epoch,
                  self.state.batch_in_epoch)
 
     def _warm_start(self, path: Path) -> None:
-        payload = load_checkpoint(path, self.device)
+        contents = checkpoint.read(path, self.device)
         ignore = tuple(self.config.train.ignore_layers)
         own = self.model.state_dict()
         kept = {}
-        for name, tensor in payload["model"].items():
+        for name, tensor in contents.weights.items():
             if ignore and name.startswith(ignore):
                 continue
             if name in own and own[name].shape != tensor.shape:
@@ -223,7 +225,7 @@ class Trainer:
             self._train()
         except KeyboardInterrupt:
             if self.is_main:
-                path = self.checkpoints.save(self._payload(), self.state.step)
+                path = self._save_step()
                 log.warning("interrupted at step %d: saved %s; continue with --resume", self.state.step, path)
                 print(f"interrupted: saved {path}; continue with --resume")
         finally:
@@ -276,7 +278,7 @@ class Trainer:
                     self.validate()
                     self.ddp_model.train()
                 if self.is_main and (step % cfg.checkpoint_every == 0 or step == cfg.max_steps):
-                    self.checkpoints.save(self._payload(), step)
+                    self._save_step()
                 if step >= cfg.max_steps:
                     epoch_done = False
                     break
@@ -344,58 +346,32 @@ class Trainer:
         for key, value in record.items():
             if key != "step":
                 self.writer.add_scalar(f"train/{key}", value, step)
-        for name, module in self.model.named_modules():  # Transformer-TTS: the positional-encoding scales
-            if hasattr(module, "alpha") and isinstance(module.alpha, torch.nn.Parameter):
-                self.writer.add_scalar(f"alpha/{name}", float(module.alpha.detach()), step)
+        for name, value in self.model.diagnostics().items():
+            self.writer.add_scalar(name, value, step)
 
     # ------------------------------------------------------------------ validation
     @torch.no_grad()
     def validate(self) -> float:
         """Teacher-forced validation (:func:`teacher_forced_metrics`: loss terms, attention focus and
-        diagonal correlation, text_reliance); on rank 0 also plots and Griffin-Lim audio of a few
-        utterances."""
+        diagonal correlation, text_reliance) into metrics.jsonl and TensorBoard; on rank 0 also
+        ``best.pt`` and the :class:`ValidationRenderer`'s plots and audio."""
         self.ddp_model.eval()
         r, _ = self.r_at(self.state.step)
         loader = bucketed_loader(self.val_set, self.config.data, r, self.config.data.max_frames_per_batch,
                                  self.config.train.seed, shuffle=False)
         metrics, examples = teacher_forced_metrics(self.model, self.criterion, loader, self.state.step, self.device,
-                                                   self._autocast, self.config.train.n_val_audio)
+                                                   self._autocast, self.config.train.n_val_audio,
+                                                   self.tokenizer.ids_to_symbols)
         if self.is_main:
-            self._report_validation(metrics, examples)
+            step = self.state.step
+            log.info("validation at step %d: %s", step, ", ".join(f"{k} {v:.4f}" for k, v in metrics.items()))
+            with open(self.exp_dir / "metrics.jsonl", "a") as fh:
+                fh.write(json.dumps({"step": step, "split": "val", **{k: round(v, 6) for k, v in metrics.items()}})
+                         + "\n")
+            for key, value in metrics.items():
+                self.writer.add_scalar(f"val/{key}", value, step)
+            if metrics["loss"] < self.state.best_val_loss:
+                self.state.best_val_loss = metrics["loss"]
+                self._save(self.checkpoints.best, with_training_state=False)
+            self.renderer(self.model, examples, step, metrics["loss"])
         return metrics["loss"]
-
-    def _report_validation(self, metrics: dict[str, float], examples: list) -> None:
-        from tts.analysis.plots import alignment_figure, figure_to_array, save_figure
-        from tts.audio import GriffinLim, save_wav
-
-        step = self.state.step
-        log.info("validation at step %d: %s", step, ", ".join(f"{k} {v:.4f}" for k, v in metrics.items()))
-        with open(self.exp_dir / "metrics.jsonl", "a") as fh:
-            fh.write(json.dumps({"step": step, "split": "val", **{k: round(v, 6) for k, v in metrics.items()}}) + "\n")
-        for key, value in metrics.items():
-            self.writer.add_scalar(f"val/{key}", value, step)
-        if metrics["loss"] < self.state.best_val_loss:
-            self.state.best_val_loss = metrics["loss"]
-            self.checkpoints.save_best(self._payload(full=False))
-        vocoder = GriffinLim(self.config.audio).to(self.device)
-        r = self.model.reduction_factor
-        for batch, output in examples[: self.config.train.n_val_audio]:
-            i = 0
-            uid = batch.utterance_ids[i]
-            n_text, n_frames = int(batch.text_lengths[i]), int(batch.mel_lengths[i])
-            n_steps = -(-n_frames // r)
-            tokens = self.tokenizer.ids_to_symbols(batch.ids[i, :n_text].tolist())
-            fig = alignment_figure(
-                output.alignments[i, :n_steps, :n_text].float().cpu().numpy(),
-                mel=output.mel_after[i, :, :n_frames].float().cpu().numpy(),
-                target_mel=batch.mels[i, :, :n_frames].cpu().numpy(),
-                stop_probs=torch.sigmoid(output.stop_logits[i, :n_steps].float()).cpu().numpy(),
-                tokens=tokens, reduction_factor=r,
-                title=f"{uid} (teacher-forced), step {step}, val loss {metrics['loss']:.3f}")
-            self.writer.add_image(f"alignment/{uid}", figure_to_array(fig), step, dataformats="HWC")
-            save_figure(fig, self.exp_dir / "plots" / f"step{step:08d}_{uid}.png")
-            inference = self.model.inference(batch.ids[i:i + 1, :n_text], batch.text_lengths[i:i + 1],
-                                             max_decoder_steps=2 * n_steps + 10)
-            wav = vocoder(inference.mel[0, :, : int(inference.lengths[0])].float()).cpu()
-            save_wav(self.exp_dir / "audio" / f"step{step:08d}_{uid}.wav", wav.numpy(), self.config.audio.sample_rate)
-            self.writer.add_audio(f"audio/{uid}", wav, step, sample_rate=self.config.audio.sample_rate)

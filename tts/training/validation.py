@@ -1,34 +1,48 @@
-"""Teacher-forced validation figures over a split: the loss terms, attention quality and how
-much the decoder reads the text.
+"""Teacher-forced validation: the figures over a split (loss terms, attention quality and how
+much the decoder reads the text), and what a validation leaves for people to look at.
 
-Shared by the trainer (every ``train.validate_every`` steps, into metrics.jsonl) and
-``tts validate`` (any saved checkpoint, later), so both report the same numbers.
+:func:`teacher_forced_metrics` is shared by the trainer (every ``train.validate_every`` steps,
+into metrics.jsonl) and ``tts validate`` (any saved checkpoint, later), so both report the same
+numbers. :class:`ValidationRenderer` draws the alignment plots and renders free-running audio of
+a few utterances for the experiment folder and TensorBoard.
 """
 
 from __future__ import annotations
 
 import contextlib
 import dataclasses
+import logging
+from pathlib import Path
 from typing import Callable, ContextManager, Iterable
 
 import torch
 
-from tts.analysis.metrics import attention_report
+from tts.audio import save_wav
 from tts.data import Batch
+from tts.metrics import attention_report
+from tts.models.layers import decoder_steps
 from tts.models.outputs import ModelOutput
+from tts.plots import alignment_figure, figure_to_array, save_figure
+from tts.text import Tokenizer
 from tts.training.losses import TTSLoss, masked_mel_loss
+from tts.vocoders import Vocoder
+
+log = logging.getLogger("tts.train")
 
 
 @torch.no_grad()
 def teacher_forced_metrics(model: torch.nn.Module, criterion: TTSLoss, batches: Iterable[Batch], step: int,
                            device: torch.device | str = "cpu",
                            autocast: Callable[[], ContextManager] = contextlib.nullcontext,
-                           n_examples: int = 0) -> tuple[dict[str, float], list[tuple[Batch, ModelOutput]]]:
-    """Utterance-weighted means over ``batches`` of every loss term, ``attention_focus`` and
-    ``attention_diagonal`` (see :func:`attention_report`), and ``text_reliance``: the mel loss with
-    each item given its batch neighbour's text over the loss with its own (batches of one are left
-    out of it). Near 1 the decoder predicts from its previous frames alone and babbles when
-    free-running, however diagonal its attention looks.
+                           n_examples: int = 0, symbols: Callable[[list[int]], list[str]] | None = None,
+                           ) -> tuple[dict[str, float], list[tuple[Batch, ModelOutput]]]:
+    """Utterance-weighted means over ``batches`` of every loss term, ``attention_focus``,
+    ``attention_diagonal`` and ``first_token_skips`` (the share of utterances whose first spoken
+    token the alignment skips; see :func:`attention_report`, which gets each utterance's
+    ``symbols(ids)``), and ``text_reliance``: the mel loss with each item given its batch
+    neighbour's text over the loss with its own (batches of one are left out of it). Near 1 the
+    decoder predicts from its previous frames alone and babbles when free-running, however
+    diagonal its attention looks.
 
     Returns the metrics and the first ``n_examples`` (batch, output) pairs for plots and audio.
     The caller puts ``model`` in eval mode.
@@ -54,10 +68,13 @@ def teacher_forced_metrics(model: torch.nn.Module, criterion: TTSLoss, batches: 
                 masked_mel_loss(wrong, batch.mels, batch.mel_lengths, criterion.config.mel_loss)) * n
         alignments = output.alignments.float().cpu().numpy()
         for i in range(n):
-            steps = -(-int(batch.mel_lengths[i]) // r)
-            report = attention_report(alignments[i, :steps, : int(batch.text_lengths[i])])
-            totals["attention_focus"] = totals.get("attention_focus", 0.0) + report.focus_rate
-            totals["attention_diagonal"] = totals.get("attention_diagonal", 0.0) + report.diagonal_correlation
+            steps, n_text = decoder_steps(int(batch.mel_lengths[i]), r), int(batch.text_lengths[i])
+            report = attention_report(alignments[i, :steps, :n_text],
+                                      symbols=symbols(batch.ids[i, :n_text].tolist()) if symbols else None)
+            for key, value in (("attention_focus", report.focus_rate),
+                               ("attention_diagonal", report.diagonal_correlation),
+                               ("first_token_skips", float(report.first_token_skipped))):
+                totals[key] = totals.get(key, 0.0) + value
         count += n
         if len(examples) < n_examples:
             examples.append((batch, output))
@@ -65,3 +82,40 @@ def teacher_forced_metrics(model: torch.nn.Module, criterion: TTSLoss, batches: 
     if "mel_wrong_text" in metrics:
         metrics["text_reliance"] = metrics.pop("mel_wrong_text") / max(metrics.pop("mel_own_text"), 1e-12)
     return metrics, examples
+
+
+class ValidationRenderer:
+    """For the first item of each example batch: the teacher-forced alignment figure (with
+    predicted and target mel and the stop curve) and the free-running audio, written to
+    ``plots/step<N>_<id>.png`` and ``audio/step<N>_<id>.wav`` and logged to TensorBoard."""
+
+    def __init__(self, exp_dir: Path, tokenizer: Tokenizer, vocoder: Vocoder, writer):
+        self.exp_dir, self.tokenizer, self.vocoder, self.writer = exp_dir, tokenizer, vocoder, writer
+
+    @torch.no_grad()
+    def __call__(self, model: torch.nn.Module, examples: list[tuple[Batch, ModelOutput]], step: int,
+                 val_loss: float) -> None:
+        r = model.reduction_factor
+        sample_rate = self.vocoder.audio.sample_rate
+        for batch, output in examples:
+            uid = batch.utterance_ids[0]
+            n_text, n_frames = int(batch.text_lengths[0]), int(batch.mel_lengths[0])
+            n_steps = decoder_steps(n_frames, r)
+            fig = alignment_figure(
+                output.alignments[0, :n_steps, :n_text].float().cpu().numpy(),
+                mel=output.mel_after[0, :, :n_frames].float().cpu().numpy(),
+                target_mel=batch.mels[0, :, :n_frames].cpu().numpy(),
+                stop_probs=torch.sigmoid(output.stop_logits[0, :n_steps].float()).cpu().numpy(),
+                tokens=self.tokenizer.ids_to_symbols(batch.ids[0, :n_text].tolist()), reduction_factor=r,
+                title=f"{uid} (teacher-forced), step {step}, val loss {val_loss:.3f}")
+            self.writer.add_image(f"alignment/{uid}", figure_to_array(fig), step, dataformats="HWC")
+            save_figure(fig, self.exp_dir / "plots" / f"step{step:08d}_{uid}.png")
+            inference = model.inference(batch.ids[:1, :n_text], batch.text_lengths[:1],
+                                        max_decoder_steps=2 * n_steps + 10)
+            if not bool(torch.isfinite(inference.mel).all()):
+                log.warning("step %d: free-running synthesis of %s is not finite; no audio written", step, uid)
+                continue
+            wav, wav_lengths = self.vocoder(inference.mel.float(), inference.lengths)
+            wav = wav[0, : int(wav_lengths[0])].cpu()
+            save_wav(self.exp_dir / "audio" / f"step{step:08d}_{uid}.wav", wav.numpy(), sample_rate)
+            self.writer.add_audio(f"audio/{uid}", wav, step, sample_rate=sample_rate)

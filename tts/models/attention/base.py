@@ -5,12 +5,14 @@ Every mechanism is an ``nn.Module`` with
 * ``init_state(memory (B, T_text, D_m), memory_mask (B, T_text) bool) -> state`` — computes
   everything that depends only on the memory (its projections) once per utterance, and
   the initial alignment;
-* ``forward(query (B, D_q), state) -> (context (B, D_m), weights (B, T_text), state)`` — one
-  decoder step. ``weights`` sum to 1 over unmasked positions and are 0 on masked ones.
+* ``forward(query (B, D_q), state, window=None) -> (context (B, D_m), weights (B, T_text), state)``
+  — one decoder step. ``weights`` sum to 1 over the positions it may attend and are 0 elsewhere:
+  the memory mask, narrowed by ``window`` ``(B, T_text)`` bool when the decoding driver
+  constrains attention (windowed inference works the same way for every mechanism).
 
 ``state`` is a ``dict[str, Tensor]``; the keys every mechanism keeps are ``memory``, ``mask``
-(positions it may attend; the decoder narrows it for windowed inference), ``weights``
-(previous step) and ``cumulative`` (sum of all previous weights).
+(the memory mask), ``weights`` (previous step) and ``cumulative`` (sum of all previous weights).
+A registry maps the config's names (:data:`tts.config.AttentionKind`) to classes.
 """
 
 from __future__ import annotations
@@ -20,7 +22,7 @@ from typing import Callable
 import torch
 from torch import nn
 
-from tts.config import AttentionConfig
+from tts.config import AttentionConfig, AttentionKind, choices
 from tts.errors import TTSError
 
 State = dict[str, torch.Tensor]
@@ -28,9 +30,12 @@ _REGISTRY: dict[str, type["Attention"]] = {}
 
 
 def register(name: str) -> Callable[[type["Attention"]], type["Attention"]]:
+    """Class decorator: the mechanism the config calls ``name`` (one of :data:`AttentionKind`)."""
+    if name not in choices(AttentionKind):
+        raise ValueError(f"attention '{name}' is not one of the config's AttentionKind names")
+
     def wrap(cls: type["Attention"]) -> type["Attention"]:
         _REGISTRY[name] = cls
-        cls.registry_name = name
         return cls
 
     return wrap
@@ -73,7 +78,6 @@ def shift_right(weights: torch.Tensor) -> torch.Tensor:
 class Attention(nn.Module):
     """Base class: subclasses implement :meth:`init_state` extras and :meth:`align`."""
 
-    registry_name = ""
     #: True for mechanisms that can only move forward (their initial alignment is the first token)
     monotonic = False
 
@@ -85,7 +89,10 @@ class Attention(nn.Module):
     def init_state(self, memory: torch.Tensor, memory_mask: torch.Tensor) -> State:
         if not bool(memory_mask.any(dim=1).all()):
             raise TTSError("attention mask hides every encoder step of some item (empty input?)")
-        start = first_position(memory_mask) if self.monotonic else torch.zeros(memory_mask.shape, device=memory.device)
+        if self.monotonic or self.config.start_on_first_token:
+            start = first_position(memory_mask)
+        else:
+            start = torch.zeros(memory_mask.shape, device=memory.device)
         state = {"memory": memory, "mask": memory_mask, "weights": start, "cumulative": start.clone()}
         state.update(self.precompute(memory))
         return state
@@ -94,12 +101,15 @@ class Attention(nn.Module):
         """Memory-only work done once per utterance (e.g. ``{"processed_memory": U·h}``)."""
         return {}
 
-    def align(self, query: torch.Tensor, state: State) -> tuple[torch.Tensor, State]:
-        """Weights ``(B, T_text)`` for this step and any mechanism-specific state updates."""
+    def align(self, query: torch.Tensor, state: State, mask: torch.Tensor) -> tuple[torch.Tensor, State]:
+        """Weights ``(B, T_text)`` for this step, zero outside ``mask`` ``(B, T_text)``, and any
+        mechanism-specific state updates."""
         raise NotImplementedError
 
-    def forward(self, query: torch.Tensor, state: State) -> tuple[torch.Tensor, torch.Tensor, State]:
-        weights, extra = self.align(query, state)
+    def forward(self, query: torch.Tensor, state: State,
+                window: torch.Tensor | None = None) -> tuple[torch.Tensor, torch.Tensor, State]:
+        mask = state["mask"] if window is None else state["mask"] & window
+        weights, extra = self.align(query, state, mask)
         context = torch.bmm(weights.unsqueeze(1), state["memory"]).squeeze(1)
         new_state = dict(state)
         new_state.update(extra)

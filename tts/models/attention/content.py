@@ -26,8 +26,8 @@ class ContentAttention(Attention):
         """``(B, D_q) → (B, T_text)``."""
         return self.v(torch.tanh(self.query_layer(query).unsqueeze(1) + state["processed_memory"])).squeeze(-1)
 
-    def align(self, query: torch.Tensor, state: State) -> tuple[torch.Tensor, State]:
-        return masked_softmax(self.energies(query, state), state["mask"]), {}
+    def align(self, query: torch.Tensor, state: State, mask: torch.Tensor) -> tuple[torch.Tensor, State]:
+        return masked_softmax(self.energies(query, state), mask), {}
 
 
 @register("luong_concat")
@@ -53,9 +53,9 @@ class _LuongMultiplicativeAttention(Attention):
     def precompute(self, memory: torch.Tensor) -> State:
         return {"processed_memory": self.memory_layer(memory)}
 
-    def align(self, query: torch.Tensor, state: State) -> tuple[torch.Tensor, State]:
+    def align(self, query: torch.Tensor, state: State, mask: torch.Tensor) -> tuple[torch.Tensor, State]:
         energies = torch.bmm(state["processed_memory"], query.unsqueeze(-1)).squeeze(-1) * self.scale
-        return masked_softmax(energies, state["mask"]), {}
+        return masked_softmax(energies, mask), {}
 
 
 @register("luong_dot")

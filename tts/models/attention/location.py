@@ -57,8 +57,8 @@ class LocationAwareAttention(Attention):
             hidden = hidden + self.bias
         return self.v(torch.tanh(hidden)).squeeze(-1)
 
-    def align(self, query: torch.Tensor, state: State) -> tuple[torch.Tensor, State]:
-        return masked_softmax(self.energies(query, state), state["mask"]), {}
+    def align(self, query: torch.Tensor, state: State, mask: torch.Tensor) -> tuple[torch.Tensor, State]:
+        return masked_softmax(self.energies(query, state), mask), {}
 
 
 @register("location")

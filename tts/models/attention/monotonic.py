@@ -39,8 +39,7 @@ class ForwardAttention(LocationAwareAttention):
         state["transition"] = torch.full((memory.shape[0], 1), 0.5, device=memory.device)
         return state
 
-    def align(self, query: torch.Tensor, state: State) -> tuple[torch.Tensor, State]:
-        mask = state["mask"]
+    def align(self, query: torch.Tensor, state: State, mask: torch.Tensor) -> tuple[torch.Tensor, State]:
         y = masked_softmax(self.energies(query, state), mask)
         u = state["transition"]
         previous = state["weights"]
@@ -79,14 +78,14 @@ class GMMAttention(Attention):
         state["positions"] = torch.arange(memory.shape[1], device=memory.device, dtype=memory.dtype)
         return state
 
-    def align(self, query: torch.Tensor, state: State) -> tuple[torch.Tensor, State]:
+    def align(self, query: torch.Tensor, state: State, mask: torch.Tensor) -> tuple[torch.Tensor, State]:
         w_hat, delta_hat, sigma_hat = self.mlp(query).chunk(3, dim=-1)
         mix = torch.softmax(w_hat, dim=-1).unsqueeze(-1)                       # (B, K, 1)
         mu = state["mu"] + F.softplus(delta_hat)                               # (B, K)
         sigma = (F.softplus(sigma_hat) + 1e-3).unsqueeze(-1)                   # (B, K, 1)
         centred = state["positions"].view(1, 1, -1) - mu.unsqueeze(-1)         # (B, K, T)
         mass = torch.sigmoid((centred + 0.5) / sigma) - torch.sigmoid((centred - 0.5) / sigma)
-        weights = renormalize((mix * mass).sum(dim=1), state["mask"])
+        weights = renormalize((mix * mass).sum(dim=1), mask)
         return weights, {"mu": mu}
 
 
@@ -119,14 +118,15 @@ class DynamicConvolutionAttention(Attention):
         self.static_conv = nn.Conv1d(1, c.dca_static_filters, c.dca_static_kernel,
                                      padding=(c.dca_static_kernel - 1) // 2, bias=False)
         self.static_dense = nn.Linear(c.dca_static_filters, c.attention_dim, bias=False)
-        self.dynamic_filters = nn.Sequential(nn.Linear(query_dim, 128), nn.Tanh(),
-                                             nn.Linear(128, c.dca_dynamic_filters * c.dca_dynamic_kernel, bias=False))
+        self.dynamic_filters = nn.Sequential(
+            nn.Linear(query_dim, c.dca_filter_hidden), nn.Tanh(),
+            nn.Linear(c.dca_filter_hidden, c.dca_dynamic_filters * c.dca_dynamic_kernel, bias=False))
         self.dynamic_dense = nn.Linear(c.dca_dynamic_filters, c.attention_dim, bias=True)
         self.v = nn.Linear(c.attention_dim, 1, bias=False)
         prior = beta_binomial_prior(c.dca_prior_length, c.dca_prior_alpha, c.dca_prior_beta)
         self.register_buffer("prior_filter", prior.flip(0).view(1, 1, -1), persistent=False)
 
-    def align(self, query: torch.Tensor, state: State) -> tuple[torch.Tensor, State]:
+    def align(self, query: torch.Tensor, state: State, mask: torch.Tensor) -> tuple[torch.Tensor, State]:
         previous = state["weights"].unsqueeze(1)                                    # (B, 1, T)
         batch, _, steps = previous.shape
         static = self.static_dense(self.static_conv(previous).transpose(1, 2))     # (B, T, A)
@@ -136,7 +136,7 @@ class DynamicConvolutionAttention(Attention):
         dynamic = self.dynamic_dense(dynamic.view(batch, -1, steps).transpose(1, 2))  # (B, T, A)
         prior = F.conv1d(F.pad(previous, (self.prior_filter.shape[-1] - 1, 0)), self.prior_filter).squeeze(1)
         energies = self.v(torch.tanh(static + dynamic)).squeeze(-1) + torch.log(prior.clamp(min=1e-6))
-        return masked_softmax(energies, state["mask"]), {}
+        return masked_softmax(energies, mask), {}
 
 
 @register("stepwise_monotonic")
@@ -155,8 +155,7 @@ class StepwiseMonotonicAttention(ContentAttention):
         super().__init__(config, query_dim, memory_dim)
         self.energy_bias = nn.Parameter(torch.tensor(1.0))
 
-    def align(self, query: torch.Tensor, state: State) -> tuple[torch.Tensor, State]:
-        mask = state["mask"]
+    def align(self, query: torch.Tensor, state: State, mask: torch.Tensor) -> tuple[torch.Tensor, State]:
         energies = self.energies(query, state) + self.energy_bias
         if self.training and self.config.sigmoid_noise > 0:
             energies = energies + self.config.sigmoid_noise * torch.randn_like(energies)
@@ -167,4 +166,7 @@ class StepwiseMonotonicAttention(ContentAttention):
         stay = torch.where(last | ~mask, torch.ones_like(stay), stay)
         previous = state["weights"]
         weights = (previous * stay + shift_right(previous * (1 - stay))) * mask
-        return weights / weights.sum(dim=-1, keepdim=True).clamp(min=1e-8), {}
+        total = weights.sum(dim=-1, keepdim=True)
+        # a window that excludes all of the previous mass (never with a window around its peak) restarts uniform
+        uniform = mask / mask.sum(dim=-1, keepdim=True)
+        return torch.where(total > 0, weights / total.clamp(min=1e-30), uniform), {}

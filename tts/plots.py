@@ -1,5 +1,6 @@
 """Figures people can read: the alignment with the mel above it on the same time axis and the
-stop-token curve below, input tokens labelled on the attention's y axis."""
+stop-token curve below, input tokens labelled on the attention's y axis; alignments of several
+checkpoints side by side; every head of a multi-head model. They take arrays and captions."""
 
 from __future__ import annotations
 
@@ -54,6 +55,34 @@ def alignment_figure(alignment: np.ndarray, mel: np.ndarray | None = None, stop_
     axes[-1].set_xlabel(f"decoder step ({reduction_factor} frame{'s' if reduction_factor > 1 else ''} each)")
     if title:
         fig.suptitle(title, fontsize=9)
+    fig.tight_layout()
+    return fig
+
+
+def alignment_grid(alignments: list[np.ndarray], captions: list[str], title: str) -> plt.Figure:
+    """Alignments ``(T_steps, T_text)`` of several checkpoints in one row (how alignment formed in training)."""
+    fig, axes = plt.subplots(1, len(alignments), figsize=(4.2 * len(alignments), 4.2), squeeze=False)
+    for ax, alignment, caption in zip(axes[0], alignments, captions):
+        ax.imshow(np.asarray(alignment).T, origin="lower", aspect="auto", interpolation="none", cmap="viridis")
+        ax.set_title(caption, fontsize=7)
+        ax.set_xlabel("decoder step")
+    axes[0, 0].set_ylabel("input token")
+    fig.suptitle(title, fontsize=9)
+    fig.tight_layout()
+    return fig
+
+
+def head_grid(heads: np.ndarray, captions: list[list[str]], title: str) -> plt.Figure:
+    """Every encoder-decoder attention head ``(L, H, T_steps, T_text)``: layers as rows, heads as columns."""
+    layers, n_heads = heads.shape[:2]
+    fig, axes = plt.subplots(layers, n_heads, figsize=(2.6 * n_heads, 2.3 * layers), squeeze=False)
+    for layer in range(layers):
+        for head in range(n_heads):
+            ax = axes[layer, head]
+            ax.imshow(heads[layer, head].T, origin="lower", aspect="auto", interpolation="none", cmap="viridis")
+            ax.set_title(captions[layer][head], fontsize=7)
+            ax.tick_params(labelsize=6)
+    fig.suptitle(title, fontsize=9)
     fig.tight_layout()
     return fig
 

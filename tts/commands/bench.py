@@ -11,8 +11,10 @@ from pathlib import Path
 import numpy as np
 import torch
 
-from tts.audio import STFT, GriffinLim, load_wav, spectral_convergence
+from tts.audio import STFT, load_wav, spectral_convergence
 from tts.config import AudioConfig
+from tts.text import SymbolInventory
+from tts.vocoders import GriffinLim
 
 BENCH_TEXT = ("The quick brown fox jumps over the lazy dog. A journey of a thousand miles begins with "
               "a single step, and the early bird catches the worm while the cat watches from the porch.")
@@ -87,14 +89,15 @@ def bench_model(threads: int = 2, config_path: str | None = None, train_steps: i
 
     torch.set_num_threads(threads)
     torch.manual_seed(seed)
-    config = load_config(config_path or Path(__file__).resolve().parents[1] / "configs" / "tacotron2.yaml")
-    model = build_model(config.model, n_symbols=148, n_mels=config.audio.n_mels)
+    config = load_config(config_path or Path(__file__).resolve().parents[2] / "configs" / "tacotron2.yaml")
+    n_symbols = len(SymbolInventory())
+    model = build_model(config.model, n_symbols, config.audio)
     r = model.reduction_factor
     g = torch.Generator().manual_seed(seed)
     text_lengths = torch.randint(80, 121, (8,), generator=g).sort(descending=True).values
     mel_lengths = torch.randint(400, 601, (8,), generator=g)
     t_mel = int(mel_lengths.max()) + (-int(mel_lengths.max())) % r
-    ids = torch.randint(3, 148, (8, int(text_lengths.max())), generator=g) * (
+    ids = torch.randint(3, n_symbols, (8, int(text_lengths.max())), generator=g) * (
         torch.arange(int(text_lengths.max()))[None] < text_lengths[:, None])
     stop = (torch.arange(t_mel)[None] >= mel_lengths[:, None] - 1).float()
     batch = Batch(ids, text_lengths, torch.randn(8, config.audio.n_mels, t_mel, generator=g) - 5, mel_lengths, stop,
@@ -113,7 +116,7 @@ def bench_model(threads: int = 2, config_path: str | None = None, train_steps: i
         times.append(time.perf_counter() - start)
     train_s = float(np.median(times[1:]))
     model.eval()
-    text = torch.randint(3, 148, (1, 100), generator=g)
+    text = torch.randint(3, n_symbols, (1, 100), generator=g)
 
     def ms_per_step(m, batch_size: int) -> float:
         x = text.repeat(batch_size, 1)
@@ -128,9 +131,7 @@ def bench_model(threads: int = 2, config_path: str | None = None, train_steps: i
     int8 = quantize_int8(model)
     result = {
         "threads": threads, "parameters_millions": round(sum(p.numel() for p in model.parameters()) / 1e6, 2),
-        "model": config.model.name, "reduction_factor": r,
-        "attention": (config.model.tacotron2.attention.kind if config.model.name == "tacotron2"
-                      else f"{config.model.transformer_tts.heads}-head encoder-decoder"),
+        "model": config.model.name, "reduction_factor": r, "attention": model.attention_name,
         "train": {"batch": 8, "frames": int(mel_lengths.sum()), "seconds_per_step": round(train_s, 3),
                   "mel_frames_per_second": round(float(mel_lengths.sum()) / train_s, 1)},
         "inference_ms_per_decoder_step": {
@@ -152,12 +153,13 @@ def bench_attention(kinds: list[str] | None = None, max_steps: int = 400, check_
     teacher-forced alignments are measured. "Aligned" = diagonal correlation > 0.9 and focus
     rate > 0.5 on both items.
     """
-    from tts.analysis import attention_report
     from tts.config import config_from_dict
-    from tts.data import Collate, FeatureDataset, compute_features
+    from tts.data import FeatureDataset, compute_features
     from tts.data.toy import make_toy_corpus
+    from tts.metrics import attention_report
     from tts.models import build_model
     from tts.models.attention import available
+    from tts.models.layers import decoder_steps
     from tts.training.losses import TTSLoss
 
     torch.set_num_threads(threads)
@@ -173,11 +175,11 @@ def bench_attention(kinds: list[str] | None = None, max_steps: int = 400, check_
         root = make_toy_corpus(Path(tmp))
         cache = compute_features(root, config, num_workers=1, progress=False)
         dataset = FeatureDataset(cache, root, "train")
-        batch = Collate(2)([dataset[0], dataset[2]])
+        batch = dataset.collate(2)([dataset[0], dataset[2]])
         for kind in kinds or available():
             config.model.tacotron2.attention.kind = kind
             torch.manual_seed(seed)
-            model = build_model(config.model, 148, config.audio.n_mels)
+            model = build_model(config.model, len(SymbolInventory()), config.audio)
             optimizer = torch.optim.Adam(model.parameters(), 2e-3)
             criterion = TTSLoss(config.loss)
             aligned_at, start, last = None, time.perf_counter(), None
@@ -189,7 +191,7 @@ def bench_attention(kinds: list[str] | None = None, max_steps: int = 400, check_
                 torch.nn.utils.clip_grad_norm_(model.parameters(), 1.0)
                 optimizer.step()
                 if step % check_every == 0 or step == max_steps:
-                    reports = [attention_report(output.alignments[i, : (int(batch.mel_lengths[i]) + 1) // 2,
+                    reports = [attention_report(output.alignments[i, : decoder_steps(int(batch.mel_lengths[i]), 2),
                                                                   : int(batch.text_lengths[i])].detach().numpy())
                                for i in range(2)]
                     last = reports

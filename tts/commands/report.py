@@ -12,7 +12,7 @@ from pathlib import Path
 
 import matplotlib.pyplot as plt
 
-from tts.analysis.plots import save_figure
+from tts.plots import save_figure
 from tts.errors import TTSError
 
 _PLOT_RE = re.compile(r"step(\d+)_(.+)\.png$")
@@ -22,8 +22,21 @@ table{border-collapse:collapse;font-size:13px}td,th{border:1px solid #ccc;paddin
 .bad{color:#b00;font-weight:bold}"""
 
 
+def read_metrics(path: Path) -> list[dict]:
+    """The records of a ``metrics.jsonl``; a line cut short by a killed run is passed over."""
+    records = []
+    for line in path.read_text(encoding="utf-8", errors="replace").splitlines():
+        try:
+            record = json.loads(line)
+        except json.JSONDecodeError:
+            continue
+        if isinstance(record, dict) and "step" in record:
+            records.append(record)
+    return records
+
+
 def _loss_figures(exp: Path, folder: Path) -> list[Path]:
-    records = [json.loads(line) for line in (exp / "metrics.jsonl").read_text().splitlines() if line.strip()]
+    records = read_metrics(exp / "metrics.jsonl")
     train = [r for r in records if "split" not in r]
     val = [r for r in records if r.get("split") == "val"]
     figures = []

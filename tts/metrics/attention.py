@@ -1,13 +1,15 @@
 """Attention metrics and failure detection for one alignment matrix.
 
 An alignment is ``(T_steps, T_text)`` (decoder steps × input tokens) without padding.
-Failure modes detected: skipped tokens (never attended), repeats (attention jumps back),
-early stop (the last tokens never reached) and step-limit hits (passed in by the caller).
+Failure modes detected (:class:`Failure`): skipped tokens (never attended), repeats (attention
+jumps back), early stop (the last tokens never reached) and step-limit hits (passed in by the
+caller).
 """
 
 from __future__ import annotations
 
 from dataclasses import asdict, dataclass, field
+from enum import Enum
 from typing import Sequence
 
 import numpy as np
@@ -16,41 +18,50 @@ from scipy.ndimage import median_filter
 from tts.text.symbols import SILENT_SYMBOLS
 
 
+class Failure(str, Enum):
+    """A way synthesis can go wrong, as seen in its alignment."""
+
+    SKIP = "skip"
+    REPEAT = "repeat"
+    EARLY_STOP = "early stop"
+    STEP_LIMIT = "step limit"
+
+
 @dataclass
 class AttentionReport:
-    """Metrics of one utterance; ``failures`` lists what went wrong (empty when nothing did)."""
+    """Metrics of one utterance; ``failures`` counts what went wrong (empty when nothing did)."""
 
     focus_rate: float
     monotonicity: float
     diagonal_correlation: float
     coverage: float
     skipped_tokens: list[int] = field(default_factory=list)
+    first_token_skipped: bool = False
     repeats: int = 0
     early_stop: bool = False
     step_limit_hit: bool = False
 
     @property
-    def failures(self) -> list[str]:
-        out = []
-        if self.skipped_tokens:
-            out.append(f"skip ({len(self.skipped_tokens)} tokens)")
-        if self.repeats:
-            out.append(f"repeat ({self.repeats}x)")
-        if self.early_stop:
-            out.append("early stop")
-        if self.step_limit_hit:
-            out.append("step limit")
-        return out
+    def failures(self) -> dict[Failure, int]:
+        """Each failure that occurred with its count (skipped tokens, repeats, 1 for the others)."""
+        counts = {Failure.SKIP: len(self.skipped_tokens), Failure.REPEAT: self.repeats,
+                  Failure.EARLY_STOP: int(self.early_stop), Failure.STEP_LIMIT: int(self.step_limit_hit)}
+        return {kind: n for kind, n in counts.items() if n}
 
     @property
     def ok(self) -> bool:
         return not self.failures
 
+    def describe_failures(self) -> list[str]:
+        """``["skip (3 tokens)", "repeat (1x)", ...]`` for people."""
+        units = {Failure.SKIP: " ({} tokens)", Failure.REPEAT: " ({}x)"}
+        return [kind.value + units.get(kind, "").format(n) for kind, n in self.failures.items()]
+
     def to_dict(self) -> dict:
-        return {**asdict(self), "failures": self.failures}
+        return {**asdict(self), "failures": self.describe_failures()}
 
     def summary(self) -> str:
-        status = "ok" if self.ok else ", ".join(self.failures)
+        status = "ok" if self.ok else ", ".join(self.describe_failures())
         return (f"focus {self.focus_rate:.2f} · monotonic {self.monotonicity:.2f} · "
                 f"diag r {self.diagonal_correlation:.2f} · {status}")
 
@@ -66,7 +77,8 @@ def attention_report(alignment: np.ndarray, step_limit_hit: bool = False, symbol
     * monotonicity: fraction of steps whose peak does not move backwards;
     * diagonal correlation: Pearson r between step index and peak position;
     * coverage: fraction of tokens that ever received the peak;
-    * skipped tokens: sounding tokens never the peak that also got less than ``skip_mass`` total weight;
+    * skipped tokens: sounding tokens never the peak that also got less than ``skip_mass`` total weight
+      (``first_token_skipped``: the first sounding token is one of them);
     * repeats: times the peak falls more than ``repeat_jump`` tokens behind the furthest peak so far,
       on the peak track with excursions of up to ``flicker_steps`` steps smoothed away (a median
       filter): a peak that flips to a side lobe for a step and returns (seen in Transformer-TTS heads
@@ -93,10 +105,24 @@ def attention_report(alignment: np.ndarray, step_limit_hit: bool = False, symbol
     if len(sounding) != n_text:
         raise ValueError(f"{len(sounding)} symbols for an alignment over {n_text} tokens")
     skipped = [int(j) for j in np.flatnonzero(~attended & (mass < skip_mass) & sounding) if j < reached]
+    first_sounding = int(np.argmax(sounding)) if sounding.any() else -1
     track = median_filter(peaks, size=2 * flicker_steps + 1, mode="nearest") if flicker_steps > 0 else peaks
     behind = track < np.maximum.accumulate(track) - repeat_jump
     repeats = int(np.sum(behind[1:] & ~behind[:-1]) + (behind[0] if steps else 0))
     return AttentionReport(
         focus_rate=focus, monotonicity=monotonic, diagonal_correlation=corr, coverage=float(attended.mean()),
-        skipped_tokens=skipped, repeats=repeats, early_stop=reached < n_text - 1 - end_tolerance,
+        skipped_tokens=skipped, first_token_skipped=first_sounding in skipped, repeats=repeats,
+        early_stop=reached < n_text - 1 - end_tolerance,
         step_limit_hit=step_limit_hit)
+
+
+def most_diagonal_head(heads: np.ndarray) -> tuple[int, int]:
+    """The (layer, head) whose attention is most diagonal: highest focus rate times the
+    correlation between step and peak position. heads ``(L, H, T_steps, T_text)``, unpadded."""
+    scores = np.zeros(heads.shape[:2])
+    for layer in range(heads.shape[0]):
+        for head in range(heads.shape[1]):
+            report = attention_report(heads[layer, head])
+            scores[layer, head] = report.focus_rate * max(report.diagonal_correlation, 0.0)
+    layer, head = np.unravel_index(int(scores.argmax()), scores.shape)
+    return int(layer), int(head)

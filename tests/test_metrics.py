@@ -1,10 +1,10 @@
 import numpy as np
 import pytest
 
-from tts.analysis import attention_report
-from tts.analysis.plots import alignment_figure
-from tts.analysis.quality import (edit_distance, error_rates, mel_cepstral_distortion, mel_cepstrum,
-                                  normalize_for_scoring)
+from tts.metrics import ErrorCounts, Failure, attention_report, error_counts, most_diagonal_head
+from tts.metrics.asr import edit_distance, normalize_for_scoring
+from tts.metrics.mcd import mel_cepstral_distortion, mel_cepstrum
+from tts.plots import alignment_figure
 
 
 def diagonal(steps=60, n=20):
@@ -15,7 +15,7 @@ def diagonal(steps=60, n=20):
 
 def test_perfect_diagonal_has_no_failures():
     report = attention_report(diagonal())
-    assert report.ok and report.failures == []
+    assert report.ok and report.failures == {} and report.describe_failures() == []
     assert report.focus_rate == 1.0 and report.monotonicity == 1.0 and report.diagonal_correlation > 0.99
     assert report.coverage == 1.0
 
@@ -25,7 +25,8 @@ def test_jump_back_is_a_repeat():
     back = np.zeros_like(a[:10])
     back[np.arange(10), np.arange(10) // 2 + 3] = 1.0  # after reaching token ~13, attention returns to 3..7
     report = attention_report(np.concatenate([a[:40], back, a[40:]]))
-    assert report.repeats == 1 and "repeat (1x)" in report.failures and report.monotonicity < 1
+    assert report.repeats == 1 and report.failures == {Failure.REPEAT: 1} and report.monotonicity < 1
+    assert report.describe_failures() == ["repeat (1x)"]
 
 
 @pytest.mark.parametrize("offset", [-6, 6])
@@ -39,7 +40,7 @@ def test_one_step_flicker_of_the_peak_is_not_a_repeat(offset):
 
 def test_never_reaching_the_end_is_an_early_stop():
     report = attention_report(diagonal()[:30])  # stops half way through the text
-    assert report.early_stop and "early stop" in report.failures and not report.skipped_tokens
+    assert report.early_stop and report.failures == {Failure.EARLY_STOP: 1} and not report.skipped_tokens
 
 
 def test_skipped_tokens_are_found():
@@ -47,7 +48,8 @@ def test_skipped_tokens_are_found():
     a[:, 8] = 0.0
     a[a.sum(axis=1) == 0, 9] = 1.0  # token 8 is never attended
     report = attention_report(a)
-    assert report.skipped_tokens == [8]
+    assert report.skipped_tokens == [8] and report.failures == {Failure.SKIP: 1}
+    assert report.describe_failures() == ["skip (1 tokens)"]
 
 
 def test_silent_tokens_are_not_skips():
@@ -65,7 +67,15 @@ def test_silent_tokens_are_not_skips():
 
 
 def test_step_limit_is_reported():
-    assert attention_report(diagonal(), step_limit_hit=True).failures == ["step limit"]
+    assert attention_report(diagonal(), step_limit_hit=True).failures == {Failure.STEP_LIMIT: 1}
+
+
+def test_most_diagonal_head_is_the_sharp_diagonal_one():
+    rng = np.random.default_rng(0)
+    heads = rng.dirichlet(np.ones(20), size=(2, 3, 60))          # (L, H, T_steps, T_text): diffuse noise
+    heads[1, 2] = 0.8 * diagonal() + 0.2 / 20
+    heads[0, 1] = 0.4 * diagonal() + 0.6 / 20                    # diagonal too, but less focused
+    assert most_diagonal_head(heads) == (1, 2)
 
 
 def test_alignment_figure_axes_carry_the_data():
@@ -86,11 +96,14 @@ def test_alignment_figure_axes_carry_the_data():
 
 def test_error_rates_on_known_strings():
     assert edit_distance("a b c".split(), "a x c d".split()) == 2
-    wer, cer, *_ = error_rates("The cat sat on the mat.", "the cat sat on a mat")
-    assert wer == pytest.approx(1 / 6)
-    assert error_rates("It costs $5.", "it costs five dollars")[0] == 0.0
+    counts = error_counts("The cat sat on the mat.", "the cat sat on a mat")
+    assert counts == ErrorCounts(word_errors=1, words=6, char_errors=3, chars=22)
+    assert counts.wer == pytest.approx(1 / 6) and counts.cer == pytest.approx(3 / 22)
+    assert error_counts("It costs $5.", "it costs five dollars").wer == 0.0
     assert normalize_for_scoring("Dr. Who's 2nd!") == "doctor who's second"
-    assert error_rates("hello world", "")[0] == 1.0
+    assert error_counts("hello world", "").wer == 1.0
+    total = counts + error_counts("hello world", "hello")
+    assert (total.word_errors, total.words) == (2, 8) and total.wer == pytest.approx(2 / 8)
 
 
 def test_mcd_has_the_cepstral_scale():
@@ -118,7 +131,7 @@ def test_recognizer_seeds_whisper_before_every_transcription(monkeypatch):
     ctranslate2 = pytest.importorskip("ctranslate2")
     from types import SimpleNamespace
 
-    from tts.analysis.quality import Recognizer
+    from tts.metrics import Recognizer
 
     events = []
     monkeypatch.setattr(ctranslate2, "set_random_seed", lambda seed: events.append(("seed", seed)))

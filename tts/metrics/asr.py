@@ -1,38 +1,16 @@
-"""Quality measures: mel cepstral distortion with DTW, and word / character error rates from
-an offline recognizer (Whisper tiny.en through faster-whisper, the ``eval`` extra)."""
+"""Word and character error rates, and the offline recognizer that produces the hypotheses
+(Whisper tiny.en through faster-whisper, the ``eval`` extra)."""
 
 from __future__ import annotations
 
 import os
 import re
+from dataclasses import dataclass
 
 import numpy as np
-from scipy.fft import dct
 
 from tts.errors import TTSError
 from tts.text.normalize import normalize_text
-
-_MCD_SCALE = 10.0 / np.log(10.0) * np.sqrt(2.0)
-
-
-def mel_cepstrum(log_mel: np.ndarray, n_coeffs: int = 24) -> np.ndarray:
-    """Natural-log mel spectrogram ``(n_mels, T)`` → cepstral coefficients 1..n_coeffs ``(n_coeffs, T)``
-    (c0, the energy, is left out as usual for MCD).
-
-    Scaled as a cepstrum, log S(ω_k) = c_0 + 2 Σ_n c_n cos(n ω_k) with ω_k = π (k + ½) / n_mels,
-    which is the convention the MCD formula assumes (scipy's unnormalized DCT-II is 2 n_mels c_n).
-    """
-    return dct(log_mel, type=2, axis=0)[1: n_coeffs + 1] / (2 * log_mel.shape[0])
-
-
-def mel_cepstral_distortion(log_mel: np.ndarray, reference_log_mel: np.ndarray, n_coeffs: int = 24) -> float:
-    """MCD in dB between two log-mels ``(n_mels, T1)``, ``(n_mels, T2)`` after DTW alignment."""
-    import librosa
-
-    a, b = mel_cepstrum(log_mel, n_coeffs), mel_cepstrum(reference_log_mel, n_coeffs)
-    _, path = librosa.sequence.dtw(X=a, Y=b, metric="euclidean")
-    diff = a[:, path[:, 0]] - b[:, path[:, 1]]
-    return float(_MCD_SCALE * np.sqrt((diff ** 2).sum(axis=0)).mean())
 
 
 def normalize_for_scoring(text: str) -> str:
@@ -52,12 +30,33 @@ def edit_distance(ref: list[str], hyp: list[str]) -> int:
     return previous[-1]
 
 
-def error_rates(reference: str, hypothesis: str) -> tuple[float, float, int, int, int, int]:
-    """``(wer, cer, word_errors, words, char_errors, chars)`` after :func:`normalize_for_scoring`."""
+@dataclass(frozen=True)
+class ErrorCounts:
+    """Edit distances and reference lengths, in words and characters; they add up over utterances."""
+
+    word_errors: int = 0
+    words: int = 0
+    char_errors: int = 0
+    chars: int = 0
+
+    def __add__(self, other: "ErrorCounts") -> "ErrorCounts":
+        return ErrorCounts(self.word_errors + other.word_errors, self.words + other.words,
+                           self.char_errors + other.char_errors, self.chars + other.chars)
+
+    @property
+    def wer(self) -> float:
+        return self.word_errors / max(self.words, 1)
+
+    @property
+    def cer(self) -> float:
+        return self.char_errors / max(self.chars, 1)
+
+
+def error_counts(reference: str, hypothesis: str) -> ErrorCounts:
+    """Word and character edit distances after :func:`normalize_for_scoring` of both sides."""
     ref, hyp = normalize_for_scoring(reference), normalize_for_scoring(hypothesis)
-    words_e, words_n = edit_distance(ref.split(), hyp.split()), len(ref.split())
-    chars_e, chars_n = edit_distance(list(ref), list(hyp)), len(ref)
-    return words_e / max(words_n, 1), chars_e / max(chars_n, 1), words_e, words_n, chars_e, chars_n
+    return ErrorCounts(edit_distance(ref.split(), hyp.split()), len(ref.split()), edit_distance(list(ref), list(hyp)),
+                       len(ref))
 
 
 class Recognizer:

@@ -1,0 +1,88 @@
+"""The checkpoint module owns the format: one writer, one reader, a loaded bundle, upgrades."""
+
+import pytest
+import torch
+
+from conftest import tiny_config_dict
+from tts import checkpoint
+from tts.config import config_from_dict, config_to_dict
+from tts.errors import TTSError
+from tts.models import build_model
+from tts.text import SymbolInventory
+
+
+@pytest.fixture
+def saved(tmp_path):
+    config = config_from_dict(tiny_config_dict())
+    model = build_model(config.model, len(SymbolInventory()), config.audio)
+    path = checkpoint.save(tmp_path / "c.pt", model, config, SymbolInventory(), 7, training={"state": {"step": 7}})
+    return path, model, config
+
+
+def test_load_returns_a_runnable_bundle(saved):
+    path, model, config = saved
+    loaded = checkpoint.load(path)
+    assert loaded.step == 7 and loaded.config == config and loaded.audio == config.audio
+    assert loaded.inventory.symbols == SymbolInventory().symbols and not loaded.model.training
+    for name, tensor in model.state_dict().items():
+        assert torch.equal(loaded.model.state_dict()[name], tensor), name
+    assert checkpoint.read(path).training == {"state": {"step": 7}}
+
+
+def test_the_writer_records_the_reduction_factor_in_force(saved, tmp_path):
+    _, model, config = saved
+    model.set_reduction_factor(1)
+    path = checkpoint.save(tmp_path / "r1.pt", model, config, SymbolInventory(), 8)
+    assert config.model.tacotron2.reduction_factor == 2  # the caller's config is left alone
+    assert checkpoint.read(path).config.model.tacotron2.reduction_factor == 1
+    assert checkpoint.load(path).model.reduction_factor == 1
+
+
+def test_version_1_files_are_upgraded(saved, tmp_path):
+    path, model, config = saved
+    old = config_to_dict(config)
+    old["audio"]["griffin_lim_iters"] = 17
+    del old["inference"]
+    torch.save({"format": "tts-checkpoint", "version": 1, "model": model.state_dict(), "config": old,
+                "symbols": SymbolInventory().to_dict(), "model_name": "tacotron2", "step": 3,
+                "optimizer": {"o": 1}, "scheduler": {}, "scaler": {}, "train_state": {"step": 3}, "rng": {}},
+               tmp_path / "v1.pt")
+    contents = checkpoint.read(tmp_path / "v1.pt")
+    assert contents.config.inference.griffin_lim_iters == 17 and contents.step == 3
+    assert contents.training == {"optimizer": {"o": 1}, "scheduler": {}, "scaler": {}, "state": {"step": 3}, "rng": {}}
+    assert checkpoint.read(checkpoint.PRETRAINED).config.inference.griffin_lim_iters == 64  # the bundled file is v1
+
+
+@pytest.mark.parametrize("field, value, message", [
+    ("step", "abc", "its step is 'abc'"), ("config", "a string", "incompatible version"),
+    ("model", {"w": "not a tensor"}, "weights are not a mapping of tensors"), ("version", 9, "version 9"),
+])
+def test_corrupt_fields_are_one_line_errors(saved, tmp_path, field, value, message):
+    path, _, _ = saved
+    payload = torch.load(path, weights_only=True)
+    payload[field] = value
+    torch.save(payload, tmp_path / "bad.pt")
+    with pytest.raises(TTSError, match=message):
+        checkpoint.read(tmp_path / "bad.pt")
+
+
+def test_non_finite_weights_are_refused(saved, tmp_path):
+    path, _, _ = saved
+    payload = torch.load(path, weights_only=True)
+    payload["model"]["decoder.mel_proj.weight"][0, 0] = float("nan")
+    torch.save(payload, tmp_path / "nan.pt")
+    with pytest.raises(TTSError, match=r"NaN or infinite weights \(1 tensors, e.g. decoder.mel_proj.weight\)"):
+        checkpoint.load(tmp_path / "nan.pt")
+
+
+def test_export_strips_training_state_and_checks_its_destination(saved, tmp_path):
+    path, _, _ = saved
+    release = checkpoint.export(path, tmp_path / "release.pt")
+    contents = checkpoint.read(release)
+    assert contents.training is None and contents.step == 7
+    assert all(t.dtype == torch.float16 for t in contents.weights.values() if t.is_floating_point())
+    for bad in (tmp_path, tmp_path / "release"):
+        with pytest.raises(TTSError, match="ending in .pt"):
+            checkpoint.export(path, bad)
+    with pytest.raises(TTSError, match="is a folder"):
+        checkpoint.read(tmp_path)

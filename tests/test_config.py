@@ -1,0 +1,46 @@
+"""Config values are checked at load: enumerated options, ranges and cross-field rules name the key."""
+
+import pytest
+
+from tts.config import AttentionKind, InferenceConfig, choices, load_config, with_overrides
+from tts.errors import ConfigError
+from tts.models.attention import available
+
+
+@pytest.mark.parametrize("override, message", [
+    ("optim.lr=-1", "'optim.lr' must be > 0, got -1"),
+    ("audio.hop_length=0", "'audio.hop_length' must be >= 1, got 0"),
+    ("audio.sample_rate=-22050", "'audio.sample_rate' must be >= 1000"),
+    ("audio.n_mels=0", "'audio.n_mels' must be >= 1"),
+    ("audio.win_length=2048", "'audio.win_length' (2048) must not exceed audio.n_fft (1024)"),
+    ("audio.fmax=20000", "'audio.fmax' (20000) must lie above audio.fmin"),
+    ("train.checkpoint_every=0", "'train.checkpoint_every' must be >= 1"),
+    ("model.name=wavenet", "'model.name' must be one of tacotron2, transformer_tts, got 'wavenet'"),
+    ("model.tacotron2.attention.kind=nope", "'model.tacotron2.attention.kind' must be one of content,"),
+    ("text.mode=ipa", "'text.mode' must be one of phoneme, char, mixed"),
+    ("loss.mel_loss=huber", "'loss.mel_loss' must be one of mse, l1"),
+    ("train.amp=fp8", "'train.amp' must be one of auto, off, bf16, fp16"),
+    ("optim.schedule.kind=noam", "'optim.schedule.warmup_steps' must be > 0 for the noam schedule"),
+    ("inference.attention_window=[-3,-3]", "'inference.attention_window' must be >= 0"),
+    ("inference.attention_window=[1]", "'inference.attention_window' must be [back, ahead]"),
+    ("inference.griffin_lim_iters=-3", "'inference.griffin_lim_iters' must be >= 1"),
+    ("model.tacotron2.prenet_dropout=1.0", "'model.tacotron2.prenet_dropout' must be >= 0 and < 1"),
+    ("optim.betas=[0.9,1.5]", "'optim.betas' must be >= 0 and < 1"),
+    ("audio.log_floor=.nan", "'audio.log_floor' must be > 0 and < 1"),
+])
+def test_bad_values_name_the_key(override, message):
+    with pytest.raises(ConfigError, match="config key " + __import__("re").escape(message)):
+        load_config(None, [override])
+
+
+def test_attention_names_are_the_registry():
+    assert sorted(choices(AttentionKind)) == available()
+
+
+def test_overrides_are_checked_like_a_file():
+    settings = with_overrides(InferenceConfig(), "inference", max_decoder_steps=5, attention_window=(1, 2))
+    assert settings.max_decoder_steps == 5 and settings.attention_window == [1, 2]
+    with pytest.raises(ConfigError, match="'inference.max_decoder_steps' must be >= 1, got 0"):
+        with_overrides(settings, "inference", max_decoder_steps=0)
+    with pytest.raises(ConfigError, match="unknown config key 'inference.speed'"):
+        with_overrides(settings, "inference", speed=2)

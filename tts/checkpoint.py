@@ -1,0 +1,187 @@
+"""The checkpoint format, owned here: one writer (:func:`save`), one reader (:func:`read`) and
+:func:`load`, which returns a runnable model bundle.
+
+A checkpoint is one file holding the model weights, the full config (with the reduction factor
+in force when it was written), the frontend's symbol inventory, the step and, for training
+checkpoints, the training state (optimizer, scheduler, scaler, trainer counters, RNG states).
+Written atomically (temp file in the same folder, fsync, rename), so a crash or a full disk
+while saving leaves the previous file intact; loaded with ``torch.load(weights_only=True)``.
+Files of format version 1 are upgraded as they are read.
+"""
+
+from __future__ import annotations
+
+import os
+import tempfile
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import torch
+from torch import nn
+
+from tts.config import ExperimentConfig, config_from_dict, config_to_dict
+from tts.errors import ConfigError, TTSError
+from tts.models import build_model
+from tts.text import SymbolInventory
+
+FORMAT = "tts-checkpoint"
+VERSION = 2
+PRETRAINED = Path(__file__).parent / "pretrained" / "tacotron2_synthetic.pt"
+_TRAINING_KEYS_V1 = {"optimizer": "optimizer", "scheduler": "scheduler", "scaler": "scaler",
+                     "train_state": "state", "rng": "rng"}
+
+
+@dataclass
+class CheckpointContents:
+    """A checkpoint as read from disk: everything but a built model."""
+
+    path: Path
+    config: ExperimentConfig
+    inventory: SymbolInventory
+    weights: dict[str, torch.Tensor]
+    step: int
+    training: dict[str, Any] | None
+
+
+@dataclass
+class LoadedModel:
+    """A checkpoint's model, built, loaded and in eval mode, with what is needed to run it."""
+
+    model: nn.Module
+    config: ExperimentConfig
+    inventory: SymbolInventory
+    step: int
+    path: Path
+
+    @property
+    def audio(self):
+        return self.config.audio
+
+
+def save(path: str | Path, model: nn.Module, config: ExperimentConfig, inventory: SymbolInventory, step: int,
+         training: dict[str, Any] | None = None) -> Path:
+    """Atomically write a checkpoint. The saved config records the model's reduction factor in
+    force (a gradual schedule may have changed it); ``training`` is the trainer's state."""
+    config_dict = config_to_dict(config)
+    section = config_dict["model"][config.model.name]
+    section["reduction_factor"] = model.reduction_factor
+    if max(section["reduction_factor"], section["max_reduction_factor"]) != model.max_r:
+        section["max_reduction_factor"] = model.max_r  # the frame head keeps its size when r went down
+    payload: dict[str, Any] = {"format": FORMAT, "version": VERSION, "model": model.state_dict(),
+                               "config": config_dict, "symbols": inventory.to_dict(), "step": int(step)}
+    if training is not None:
+        payload["training"] = training
+    return _write(payload, Path(path))
+
+
+def _write(payload: dict[str, Any], path: Path) -> Path:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+    try:
+        with os.fdopen(fd, "wb") as fh:
+            torch.save(payload, fh)
+            fh.flush()
+            os.fsync(fh.fileno())
+        os.replace(tmp, path)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
+    return path
+
+
+def _upgrade_v1(payload: dict[str, Any]) -> dict[str, Any]:
+    """Version 1 kept training state at the top level and Griffin-Lim iterations under ``audio``."""
+    training = {new: payload.pop(old) for old, new in _TRAINING_KEYS_V1.items() if old in payload}
+    if training:
+        payload["training"] = training
+    payload.pop("model_name", None)
+    config = payload.get("config")
+    if isinstance(config, dict) and isinstance(config.get("audio"), dict):
+        iters = config["audio"].pop("griffin_lim_iters", None)
+        if iters is not None:
+            config.setdefault("inference", {})["griffin_lim_iters"] = iters
+    payload["version"] = VERSION
+    return payload
+
+
+def read(path: str | Path, map_location: str | torch.device = "cpu") -> CheckpointContents:
+    """Read and validate a checkpoint file; every failure is one clear :class:`TTSError`."""
+    path = Path(path)
+    if not path.is_file():
+        raise TTSError(f"checkpoint {path} does not exist" + (" (it is a folder)" if path.is_dir() else ""))
+    try:
+        payload = torch.load(path, map_location=map_location, weights_only=True)
+    except Exception as exc:  # noqa: BLE001 - pickle/zip errors of every kind mean "not a checkpoint"
+        raise TTSError(f"{path} is not a readable checkpoint ({type(exc).__name__}: "
+                       f"{str(exc).splitlines()[0][:120] if str(exc) else 'corrupt file'})") from None
+    if not isinstance(payload, dict) or payload.get("format") != FORMAT:
+        raise TTSError(f"{path} is not a checkpoint of this toolkit (no '{FORMAT}' tag)")
+    if payload.get("version") == 1:
+        payload = _upgrade_v1(payload)
+    if payload.get("version") != VERSION:
+        raise TTSError(f"{path} has checkpoint version {payload.get('version')}, this code reads version {VERSION}")
+    for key in ("model", "config", "symbols"):
+        if key not in payload:
+            raise TTSError(f"{path} is incomplete: missing '{key}'")
+    if not isinstance(payload["model"], dict) or not all(isinstance(v, torch.Tensor) for v in payload["model"].values()):
+        raise TTSError(f"{path} is corrupt: its weights are not a mapping of tensors")
+    try:
+        config = config_from_dict(payload["config"])
+    except ConfigError as exc:
+        raise TTSError(f"{path} was written by an incompatible version of this toolkit ({exc})") from None
+    step = payload.get("step", 0)
+    if isinstance(step, bool) or not isinstance(step, int) or step < 0:
+        raise TTSError(f"{path} is corrupt: its step is {step!r}, not a non-negative integer")
+    training = payload.get("training")
+    if training is not None and not isinstance(training, dict):
+        raise TTSError(f"{path} is corrupt: its training state is not a mapping")
+    return CheckpointContents(path, config, SymbolInventory.from_dict(payload["symbols"]), payload["model"], step,
+                              training)
+
+
+def read_bundled() -> CheckpointContents:
+    """The bundled demo model (``tts/pretrained/``), with a line that says how to restore it."""
+    restore = (f"restore it with 'git checkout -- tts/pretrained/{PRETRAINED.name}' or train one with "
+               f"'bash egs/synthetic/run.sh' and pass --checkpoint")
+    if not PRETRAINED.is_file():
+        raise TTSError(f"the bundled model {PRETRAINED} is missing: {restore}")
+    try:
+        return read(PRETRAINED)
+    except TTSError as exc:
+        raise TTSError(f"the bundled model is unreadable ({exc}): {restore}") from None
+
+
+def load(path: str | Path | None = None, device: str | torch.device = "cpu") -> LoadedModel:
+    """Build the checkpoint's model and load its weights (float32, eval mode) on ``device``;
+    ``path=None`` loads the bundled model. Non-finite weights are refused."""
+    contents = read_bundled() if path is None else read(path)
+    path = contents.path
+    config = contents.config
+    model = build_model(config.model, len(contents.inventory), config.audio)
+    weights = {k: v.float() if v.is_floating_point() else v for k, v in contents.weights.items()}
+    bad = [k for k, v in weights.items() if v.is_floating_point() and not bool(torch.isfinite(v).all())]
+    if bad:
+        raise TTSError(f"{path} holds NaN or infinite weights ({len(bad)} tensors, e.g. {bad[0]}): "
+                       f"use an earlier checkpoint")
+    try:
+        model.load_state_dict(weights)
+    except RuntimeError as exc:
+        raise TTSError(f"{path} does not match this code's {config.model.name} "
+                       f"({str(exc).splitlines()[0][:160]})") from None
+    return LoadedModel(model.to(device).eval(), config, contents.inventory, contents.step, path)
+
+
+def export(source: str | Path, destination: str | Path, half: bool = True) -> Path:
+    """Strip a training checkpoint to what synthesis needs (weights, config, symbols, step), with
+    float16 weights when ``half``; the result loads with :func:`load`."""
+    destination = Path(destination)
+    if destination.is_dir() or destination.suffix != ".pt":
+        raise TTSError(f"--out {destination}: give a file name ending in .pt")
+    contents = read(source)
+    weights = {k: v.half() if half and v.is_floating_point() else v for k, v in contents.weights.items()}
+    if half and any(v.is_floating_point() and not bool(torch.isfinite(v).all()) for v in weights.values()):
+        raise TTSError(f"{source} has weights beyond the float16 range: export it with --fp32")
+    payload = {"format": FORMAT, "version": VERSION, "model": weights, "config": config_to_dict(contents.config),
+               "symbols": contents.inventory.to_dict(), "step": contents.step}
+    return _write(payload, destination)

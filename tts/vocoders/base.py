@@ -1,0 +1,46 @@
+"""The one vocoder interface: log-mel ``(B, n_mels, T_mel)`` → waveforms, batched, with the
+audio settings the vocoder was built for."""
+
+from __future__ import annotations
+
+import torch
+from torch import nn
+
+from tts.config import AudioConfig, InferenceConfig
+from tts.errors import TTSError
+
+#: audio settings that change what a log-mel frame means; a vocoder only fits mels made with the same
+MEL_FIELDS = ("sample_rate", "n_fft", "hop_length", "win_length", "n_mels", "fmin", "fmax", "log_floor")
+
+
+class Vocoder(nn.Module):
+    """Base class. ``forward(mel (B, n_mels, T_mel), lengths (B,) | None) → (wav (B, T_wav), wav_lengths (B,))``
+    with ``T_wav = (T_mel - 1) · hop_length`` and each item's samples past its length silent."""
+
+    def __init__(self, audio: AudioConfig):
+        super().__init__()
+        self.audio = audio
+
+    def check_compatible(self, audio: AudioConfig) -> None:
+        """Refuse mels made with other settings than the vocoder's, naming the differing fields."""
+        differing = [f"{k} {getattr(audio, k)} vs {getattr(self.audio, k)}" for k in MEL_FIELDS
+                     if getattr(audio, k) != getattr(self.audio, k)]
+        if differing:
+            raise TTSError(f"the vocoder was built for other audio settings than the acoustic model "
+                           f"({'; '.join(differing)})")
+
+    def options(self, settings: InferenceConfig) -> dict:
+        """Keyword arguments of :meth:`forward` that come from the inference settings."""
+        return {}
+
+    def check_mel(self, mel: torch.Tensor) -> None:
+        if mel.dim() != 3 or mel.shape[1] != self.audio.n_mels:
+            raise TTSError(f"the vocoder wants mels of shape (batch, n_mels={self.audio.n_mels}, frames), "
+                           f"got {tuple(mel.shape)}")
+        if mel.shape[2] == 0:
+            raise TTSError("the mel is empty (0 frames): nothing to vocode")
+        if not bool(torch.isfinite(mel).all()):
+            raise TTSError("the mel holds NaN or infinite values: refusing to vocode it")
+
+    def frames_to_samples(self, frames: torch.Tensor) -> torch.Tensor:
+        return (frames - 1).clamp(min=0) * self.audio.hop_length
