@@ -45,6 +45,7 @@ if run_stage 5; then
   ckpt=$(latest_checkpoint); [ -n "$ckpt" ] || { echo "stage 5: no checkpoint in $exp (run stage 3)" >&2; exit 2; }
   log "5: evaluate $ckpt on $eval_limit test utterances → $exp/eval"
   asr=(); $PY -c "import faster_whisper" 2>/dev/null || { asr=(--no-asr); echo "faster-whisper missing: no WER (pip install -e '.[eval]')"; }
+  $PY -c "import speechmos" 2>/dev/null || { asr+=(--no-mos); echo "speechmos missing: no DNSMOS (pip install -e '.[eval]')"; }
   $TTS evaluate --checkpoint "$ckpt" --data "$data" --split test --limit "$eval_limit" --out "$exp/eval" "${asr[@]+"${asr[@]}"}"
   $TTS report "$exp"
 fi

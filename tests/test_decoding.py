@@ -21,7 +21,8 @@ class ZeroPostnet(nn.Module):
 @register_model("counting_test_model")
 class CountingModel(AutoregressiveTTS):
     """Attends token ⌊t/2⌋ at step t (or the window's first position, when a window excludes it),
-    emits frames equal to that position and fires its stop token on the last token."""
+    emits frames equal to that position and fires its stop token on the last token (or, with
+    ``stop_from`` set, from that step on: a stop token that fires too early)."""
 
     def __init__(self, config, n_symbols: int, audio: AudioConfig, go_frame: str = "zeros"):
         super().__init__(n_symbols, audio, reduction_factor=2, max_reduction_factor=2, go_frame=go_frame)
@@ -35,6 +36,7 @@ class CountingModel(AutoregressiveTTS):
             self.stop_head.weight.copy_(torch.tensor([[0.0, 20.0]]))
             self.stop_head.bias.fill_(-10.0)
         self.windows: list[torch.Tensor | None] = []
+        self.stop_from: int | None = None
 
     @property
     def attention_name(self) -> str:
@@ -53,7 +55,8 @@ class CountingModel(AutoregressiveTTS):
         if window is not None:
             target = torch.where(window[torch.arange(len(target)), target], target, window.float().argmax(dim=1))
         alignment = nn.functional.one_hot(target, int(lengths.max())).float()
-        hidden = torch.stack([target.float(), (target == lengths - 1).float()], dim=1)
+        stop = target == lengths - 1 if self.stop_from is None else torch.full_like(target, t >= self.stop_from, dtype=torch.bool)
+        hidden = torch.stack([target.float(), stop.float()], dim=1)
         return hidden, StepAttention(alignment), {"t": t + 1, "lengths": lengths}
 
 
@@ -88,6 +91,19 @@ def test_the_driver_hands_the_window_around_the_previous_peak_to_the_model():
     model.windows.clear()
     model.inference(ids, attention_window=(1, 2))
     assert model.windows[3].tolist() == [[True, True, True, True, False, False]]  # peak 1 at step 2 → tokens 0..3
+
+
+def test_safety_nets_hold_back_a_stop_token_that_fires_too_early():
+    model = counting()
+    model.stop_from = 1
+    ids, lengths = torch.tensor([[3, 4, 5, 6, 1]]), torch.tensor([5])
+    assert model.inference(ids, lengths).lengths.tolist() == [4]  # stops at step 2 with 2 of 5 tokens said
+    # not before the peak reached the last (spoken) token: token 4 at step 8, or token 3 when told so
+    assert model.inference(ids, lengths, stop_after_last_token=True).lengths.tolist() == [18]
+    assert model.inference(ids, lengths, last_token=torch.tensor([3]),
+                           stop_after_last_token=True).lengths.tolist() == [14]
+    # not before ceil(5 tokens · 3 frames / r=2) = 8 steps
+    assert model.inference(ids, lengths, min_frames_per_token=3.0).lengths.tolist() == [16]
 
 
 @pytest.mark.parametrize("kind", available())

@@ -2,7 +2,7 @@ import numpy as np
 import pytest
 
 from tts.metrics import ErrorCounts, Failure, attention_report, error_counts, most_diagonal_head
-from tts.metrics.asr import edit_distance, normalize_for_scoring
+from tts.metrics.asr import normalize_for_scoring
 from tts.metrics.mcd import mel_cepstral_distortion, mel_cepstrum
 from tts.plots import alignment_figure
 
@@ -95,15 +95,17 @@ def test_alignment_figure_axes_carry_the_data():
 
 
 def test_error_rates_on_known_strings():
-    assert edit_distance("a b c".split(), "a x c d".split()) == 2
+    assert error_counts("a b c", "a x c d") == ErrorCounts(substitutions=1, insertions=1, words=3, char_errors=3,
+                                                           chars=5)
+    assert error_counts("one two three", "three") == ErrorCounts(deletions=2, words=3, char_errors=8, chars=13)
     counts = error_counts("The cat sat on the mat.", "the cat sat on a mat")
-    assert counts == ErrorCounts(word_errors=1, words=6, char_errors=3, chars=22)
+    assert counts == ErrorCounts(substitutions=1, words=6, char_errors=3, chars=22)
     assert counts.wer == pytest.approx(1 / 6) and counts.cer == pytest.approx(3 / 22)
     assert error_counts("It costs $5.", "it costs five dollars").wer == 0.0
     assert normalize_for_scoring("Dr. Who's 2nd!") == "doctor who's second"
-    assert error_counts("hello world", "").wer == 1.0
+    assert error_counts("hello world", "").wer == 1.0 and error_counts("", "uh").insertions == 1
     total = counts + error_counts("hello world", "hello")
-    assert (total.word_errors, total.words) == (2, 8) and total.wer == pytest.approx(2 / 8)
+    assert (total.word_errors, total.deletions, total.words) == (2, 1, 8) and total.wer == pytest.approx(2 / 8)
 
 
 def test_mcd_has_the_cepstral_scale():
@@ -146,3 +148,15 @@ def test_recognizer_seeds_whisper_before_every_transcription(monkeypatch):
     for _ in range(2):
         assert recognizer(np.zeros(22050, dtype=np.float32), 22050) == "Hello world."
     assert events == [("seed", 7), ("transcribe", 16000)] * 2  # resampled to Whisper's 16 kHz
+
+
+def test_dnsmos_hears_speech_above_noise(speech_wav):
+    pytest.importorskip("speechmos")
+    from tts.audio import load_wav
+    from tts.metrics.mos import MOSPredictor
+
+    predictor = MOSPredictor()
+    wav, sr = load_wav(speech_wav)
+    speech = predictor(wav, sr)
+    noise = predictor(np.random.default_rng(0).normal(0, 0.1, sr).astype(np.float32), sr)
+    assert noise.p808 + 0.5 < speech.p808 <= 5.0 and noise.bak < speech.bak

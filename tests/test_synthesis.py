@@ -102,8 +102,8 @@ def test_evaluate_and_report(tiny_experiment, tiny_corpus, tmp_path):
     from tts.commands.report import build_report
 
     synth = Synthesizer.from_checkpoint(tiny_experiment / "checkpoint_00000004.pt")
-    summary = evaluate(synth, tiny_corpus, tiny_experiment / "eval", split="test", use_asr=False, progress=False,
-                       max_frames_per_token=3, griffin_lim_iters=2)
+    summary = evaluate(synth, tiny_corpus, tiny_experiment / "eval", split="test", use_asr=False, use_mos=False,
+                       progress=False, max_frames_per_token=3, griffin_lim_iters=2)
     assert summary["utterances"] == 1 and summary["mcd_db"] > 0
     assert summary["attention_failures"]["step_limit_hits"] == 1 and summary["utterances_with_failures"] == 1
     table = (tiny_experiment / "eval" / "utterances.md").read_text()
@@ -126,6 +126,10 @@ def test_evaluate_with_the_recognizer(tiny_experiment, tiny_corpus, tmp_path):
     ours, theirs = error_counts(row["text"], row["transcript"]), error_counts(row["text"], row["reference_transcript"])
     assert (summary["wer"], summary["reference_wer"]) == (round(ours.wer, 4), round(theirs.wer, 4))
     assert summary["wer_ratio_to_reference"] == round(summary["wer"] / max(summary["reference_wer"], 1e-9), 2)
+    assert (row["substitutions"], row["deletions"], row["insertions"]) == (
+        ours.substitutions, ours.deletions, ours.insertions) == (summary["substitutions"], summary["deletions"],
+                                                                 summary["insertions"])
+    assert 1.0 <= row["dnsmos_p808"] <= 5.0 and summary["reference_dnsmos_p808"] == row["reference_dnsmos_p808"]
 
 
 def test_validate_reproduces_the_trainers_figures(tiny_experiment, tiny_corpus, tmp_path):
@@ -188,3 +192,31 @@ def test_int8_inference_is_close_to_fp32(synthesizer, tiny_experiment):
     b = int8(["Dogs run fast."], max_frames_per_token=2, griffin_lim_iters=2)[0]
     assert a.mel.shape == b.mel.shape
     assert np.abs(a.mel - b.mel).mean() < 0.1 * np.abs(a.mel).mean()
+
+
+def test_hard_inputs_stop_or_say_which_item_hit_the_limit(synthesizer, caplog):
+    texts = ["A.", "I", "123 456", " ".join(["go"] * 50) + ".", ", and ".join(["the boat left the harbour"] * 12) + "."]
+    results = synthesizer(texts, max_frames_per_token=2, griffin_lim_iters=2, split_sentences=False)
+    assert [len(r.segments) for r in results] == [1] * 5  # the long one is said in one go
+    limited = [r.text for r in results if Failure.STEP_LIMIT in r.failures]
+    assert limited and all(f"{text[:80]!r} hit the decoder step limit" in caplog.text for text in limited)
+
+
+def test_robustness_suite_scores_every_category(synthesizer, tmp_path, monkeypatch):
+    from tts.commands import robustness
+
+    suite = {"categories": {"one_word": ["Go.", "Yes!"], "everyday": ["The kettle whistled. We left."]},
+             "long_clauses": ["the boat left the harbour", "the gulls followed it"]}
+    monkeypatch.setattr(robustness, "load_suite", lambda name: suite)
+    monkeypatch.setattr(robustness, "DEFAULT_LONGEST_TOKENS", 15)
+    summary = robustness.run_suite(synthesizer, tmp_path, engine="flite", use_asr=False, use_mos=False,
+                                   progress=False, max_frames_per_token=2, griffin_lim_iters=2)
+    assert list(summary["categories"]) == ["one_word", "everyday", "long"]
+    assert [summary["categories"][c]["utterances"] for c in ("one_word", "everyday", "long")] == [2, 1, 3]
+    rows = {r["id"]: r for r in json.loads((tmp_path / "utterances.json").read_text())}
+    lengths = [len(synthesizer.tokenizer.encode(rows[f"long-{m}x"]["text"])) for m in (1, 2, 3)]
+    assert all(length >= m * 15 for length, m in zip(lengths, (1, 2, 3))) and lengths[0] < lengths[1] < lengths[2]
+    assert all(rows[f"long-{m}x"]["text"].count(".") == 1 for m in (1, 2, 3))
+    assert (tmp_path / "wavs" / "one_word-01.wav").is_file() and "| everyday | 1 |" in (
+        tmp_path / "categories.md").read_text()
+    assert rows["one_word-01"]["reference_seconds"] > 0.1  # flite read the text: the ceiling exists

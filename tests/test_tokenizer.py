@@ -120,3 +120,8 @@ def test_bos_is_optional_and_extends_the_inventory_at_its_end():
     assert with_bos.decode(ids) == plain.decode(plain.encode("Go.")) == "{G OW1}."
     with pytest.raises(TTSError, match="has no BOS symbol"):
         Tokenizer.for_config(TextConfig(add_bos=True), plain.inventory)  # a checkpoint trained without it
+
+
+@pytest.mark.parametrize("text, symbols", [("I", ["AY1"]), ("Oh!", ["OW1", "!"])])
+def test_words_of_vowels_alone_are_speakable(tok, text, symbols):
+    assert tok.encode_verbose(text).symbols == symbols  # stressed vowels are not letters, yet spoken

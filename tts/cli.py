@@ -214,23 +214,33 @@ def _add_inference_options(p: argparse.ArgumentParser) -> None:
     p.add_argument("--int8", action="store_true", help="int8 weights for faster CPU inference")
 
 
-def _add_split_options(p: argparse.ArgumentParser, split: str, data_help: str) -> None:
+def _add_split_options(p: argparse.ArgumentParser, split: str, data_help: str, data_required: bool = True) -> None:
     """A checkpoint run over (the first N utterances of) a corpus split."""
     p.add_argument("--checkpoint", help="checkpoint file (default: the bundled model)")
-    p.add_argument("--data", required=True, help=data_help)
+    p.add_argument("--data", required=data_required, help=data_help)
     p.add_argument("--split", default=split)
     p.add_argument("--limit", type=int, help="only the first N utterances of the split")
 
 
 def _cmd_evaluate(args: argparse.Namespace) -> None:
     from tts.commands.evaluate import evaluate
+    from tts.commands.robustness import load_suite, run_suite
 
     if args.limit is not None and args.limit < 1:
         raise TTSError(f"--limit must be at least 1, got {args.limit}")
+    if args.suite is None and args.data is None:
+        raise TTSError("give --data (a corpus to evaluate on) or --suite robustness")
+    if args.suite is not None:
+        load_suite(args.suite)  # an unknown suite fails before the model loads
     synthesizer, overrides = _synthesizer(args)
-    summary = evaluate(synthesizer, args.data, args.out, split=args.split, limit=args.limit, use_asr=not args.no_asr,
-                       **overrides)
-    print(json.dumps(summary, indent=1))
+    if args.suite is not None:
+        summary = run_suite(synthesizer, args.out, args.suite, args.data, use_asr=not args.no_asr,
+                            use_mos=not args.no_mos, **overrides)
+        print(Path(args.out, "categories.md").read_text())
+    else:
+        summary = evaluate(synthesizer, args.data, args.out, split=args.split, limit=args.limit,
+                           use_asr=not args.no_asr, use_mos=not args.no_mos, **overrides)
+        print(json.dumps(summary, indent=1))
     print(f"per-utterance table: {args.out}/utterances.md")
 
 
@@ -330,9 +340,12 @@ def build_parser() -> argparse.ArgumentParser:
     p.set_defaults(func=_cmd_synthesize)
 
     p = sub.add_parser("evaluate", help="attention failures, MCD and WER on held-out sentences")
-    _add_split_options(p, "test", "corpus root with reference recordings")
+    _add_split_options(p, "test", "corpus root with reference recordings (with --suite: the training corpus, "
+                                  "whose longest utterance sets the long category)", data_required=False)
+    p.add_argument("--suite", help="a shipped suite instead of a corpus split: robustness")
     p.add_argument("--out", required=True, help="folder for summary.json, utterances.{csv,md}, wavs and plots")
     p.add_argument("--no-asr", action="store_true", help="skip the recognizer (no WER/CER)")
+    p.add_argument("--no-mos", action="store_true", help="skip the MOS predictor (no DNSMOS)")
     p.add_argument("--batch-size", type=_positive_int)
     _add_inference_options(p)
     p.set_defaults(func=_cmd_evaluate)

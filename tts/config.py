@@ -325,18 +325,25 @@ class InferenceConfig:
     iterations. Saved in every checkpoint; command-line flags override it.
 
     An item stops when its stop probability exceeds ``stop_threshold`` or after
-    ``min(max_decoder_steps, ceil(text_length · max_frames_per_token / r))`` steps.
+    ``min(max_decoder_steps, ceil(text_length · max_frames_per_token / r))`` steps. Safety nets
+    (off by default) ignore the stop token before ``ceil(text_length · min_frames_per_token / r)``
+    steps, and, with ``stop_after_last_token``, until the alignment's peak has reached the last
+    spoken token.
     ``attention_window = [back, ahead]`` keeps attention within that many tokens around the
-    previous step's peak, with any mechanism. Synthesis batches ``batch_size`` sentences and
-    joins the sentences of one text with ``sentence_pause`` seconds of silence.
+    previous step's peak, with any mechanism. Synthesis splits each text into sentences (unless
+    ``split_sentences`` is off: then a text is said in one go), batches ``batch_size`` of them
+    and joins the sentences of one text with ``sentence_pause`` seconds of silence.
     """
 
     stop_threshold: float = bounded(0.5, 0.0)
     max_decoder_steps: int = bounded(2000, 1)
     max_frames_per_token: float = bounded(20.0, 0.0, low_open=True)
+    min_frames_per_token: float = bounded(0.0, 0.0)
+    stop_after_last_token: bool = False
     attention_window: Optional[list[int]] = field(default=None, metadata={"range": (0, None, False, False)})
     griffin_lim_iters: int = bounded(64, 1)
     batch_size: int = bounded(8, 1)
+    split_sentences: bool = True
     sentence_pause: float = bounded(0.25, 0.0)
 
     def __post_init__(self) -> None:

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import html
 import json
+import logging
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -29,7 +30,10 @@ from tts.plots import alignment_figure, save_figure
 from tts.text import TokenizedText, Tokenizer
 from tts.text.g2p import get_g2p
 from tts.text.sentences import split_sentences
+from tts.text.symbols import SILENT_SYMBOLS
 from tts.vocoders import GriffinLim, Vocoder
+
+log = logging.getLogger("tts.synthesis")
 
 
 @dataclass
@@ -125,10 +129,11 @@ class Synthesizer:
         the decoder's weights for faster CPU inference."""
         return cls(checkpoint.load(path), device, int8)
 
-    def prepare(self, text: str) -> list[TokenizedText]:
-        """Split into sentences and tokenize; raises :class:`TTSError` if nothing is speakable."""
+    def prepare(self, text: str, split: bool = True) -> list[TokenizedText]:
+        """Split into sentences (when ``split``) and tokenize; raises :class:`TTSError` if nothing
+        is speakable."""
         pieces = []
-        for sentence in split_sentences(text):
+        for sentence in split_sentences(text) if split else [text]:
             try:
                 pieces.append(self.tokenizer.encode_verbose(sentence))
             except TTSError:
@@ -149,7 +154,7 @@ class Synthesizer:
         if isinstance(texts, str):
             texts = [texts]
         start = time.perf_counter()
-        prepared = [self.prepare(t) for t in texts]
+        prepared = [self.prepare(t, settings.split_sentences) for t in texts]
         frontend_s = time.perf_counter() - start
         flat = [(ti, si, tok) for ti, pieces in enumerate(prepared) for si, tok in enumerate(pieces)]
         order = sorted(range(len(flat)), key=lambda k: len(flat[k][2].ids), reverse=True)
@@ -181,7 +186,8 @@ class Synthesizer:
         ids = torch.zeros(len(tokens), int(lengths.max()), dtype=torch.long)
         for i, t in enumerate(tokens):
             ids[i, : len(t.ids)] = torch.tensor(t.ids)
-        out = self.model.inference(ids.to(self.device), lengths.to(self.device), settings)
+        last_token = torch.tensor([last_spoken(self.tokenizer.ids_to_symbols(t.ids)) for t in tokens])
+        out = self.model.inference(ids.to(self.device), lengths.to(self.device), settings, last_token.to(self.device))
         r = self.model.reduction_factor
         segments = []
         for i, tok in enumerate(tokens):
@@ -195,6 +201,8 @@ class Synthesizer:
                      if out.attention_heads is not None else None)
             alignment = (heads[most_diagonal_head(heads)] if heads is not None
                          else out.alignments[i, :steps, :n].float().cpu().numpy())
+            if bool(out.hit_limit[i]):
+                log.warning("%r hit the decoder step limit (%d frames) without a stop token", tok.text[:80], frames)
             symbols = self.tokenizer.ids_to_symbols(tok.ids)
             report = attention_report(alignment, step_limit_hit=bool(out.hit_limit[i]), symbols=symbols)
             segments.append(Segment(tok.text, tok, symbols, mel, alignment,
@@ -215,6 +223,12 @@ class Synthesizer:
             stops.append(seg.stop_probs)
         alignment = block_diagonal([seg.alignment for seg in segments], pause_steps)
         return np.concatenate(mels, axis=1), alignment, np.concatenate(stops), pause_steps
+
+
+def last_spoken(symbols: list[str]) -> int:
+    """Index of the last symbol that takes time to say (not punctuation, a boundary or EOS)."""
+    spoken = [i for i, s in enumerate(symbols) if s not in SILENT_SYMBOLS]
+    return spoken[-1] if spoken else len(symbols) - 1
 
 
 def block_diagonal(alignments: list[np.ndarray], pause_steps: int) -> np.ndarray:

@@ -17,35 +17,28 @@ import multiprocessing as mp
 import os
 import random
 import re
-import shutil
-import subprocess
 import sys
-import tempfile
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 
-from tts.audio import load_wav, peak_normalize, save_wav, trim_silence  # noqa: E402
+from tts.audio import save_wav  # noqa: E402
 from tts.data.corpus import Utterance, make_splits, write_metadata, write_splits  # noqa: E402
+from tts.data.engines import ENGINES, check_engine, speak  # noqa: E402
 from tts.errors import TTSError  # noqa: E402
 from tts.text import normalize_text  # noqa: E402
 from tts.text.sentences import sentences  # noqa: E402
 
 FORTUNE_DIR = Path("/usr/share/games/fortunes")
-ENGINES = {
-    "festival": {"binary": "text2wave", "packages": ["festival", "festvox-us-slt-hts"]},
-    "flite": {"binary": "flite", "packages": ["flite"]},
-}
 _URL_RE = re.compile(r"https?:|www\.|\.com\b|@")
 _DIALOGUE_RE = re.compile(r"(^|\s)[A-Z][a-zA-Z]*:\s")
 
 
 def check_system(engine: str) -> None:
-    packages = ENGINES[engine]["packages"] + ["fortunes", "fortunes-min"]
-    missing_binary = shutil.which(ENGINES[engine]["binary"]) is None
-    if missing_binary or not any(FORTUNE_DIR.glob("*.dat")):
-        raise TTSError(f"{engine} or the fortune files are not installed: run "
-                       f"'apt-get install -y {' '.join(packages)}' (or 'make system-deps')")
+    check_engine(engine)
+    if not any(FORTUNE_DIR.glob("*.dat")):
+        raise TTSError("the fortune files are not installed: run 'apt-get install -y fortunes fortunes-min' "
+                       "(or 'make system-deps')")
 
 
 def entry_sentences(entry: str) -> list[str]:
@@ -91,25 +84,16 @@ def read_sentences() -> list[str]:
     return sentences
 
 
-def speak(job: tuple[str, str, str, str, int]) -> tuple[str, str]:
+def speak_job(job: tuple[str, str, str, str, int]) -> tuple[str, str]:
     """Synthesize one utterance to its final wav; returns (id, error or '')."""
     uid, text, engine, out_dir, sample_rate = job
     final = Path(out_dir) / "wavs" / f"{uid}.wav"
     if final.is_file() and final.stat().st_size > 1000:
         return uid, ""
-    with tempfile.TemporaryDirectory() as tmp:
-        raw = Path(tmp) / "raw.wav"
-        if engine == "festival":
-            text_file = Path(tmp) / "text.txt"
-            text_file.write_text(text + "\n")
-            cmd = ["text2wave", "-eval", "(voice_cmu_us_slt_arctic_hts)", str(text_file), "-o", str(raw)]
-        else:
-            cmd = ["flite", "-voice", "slt", "-t", text, "-o", str(raw)]
-        proc = subprocess.run(cmd, capture_output=True, text=True, timeout=120)
-        if proc.returncode != 0 or not raw.is_file():
-            return uid, f"{engine} failed: {proc.stderr.strip()[:200]}"
-        wav, _ = load_wav(raw, sample_rate)
-    wav = peak_normalize(trim_silence(wav, top_db=40.0), 0.95)
+    try:
+        wav = speak(text, engine, sample_rate)
+    except TTSError as exc:
+        return uid, str(exc)
     tmp_final = final.with_suffix(".tmp.wav")
     save_wav(tmp_final, wav, sample_rate)
     os.replace(tmp_final, final)
@@ -149,7 +133,7 @@ def build(args: argparse.Namespace) -> None:
     jobs = [(u.id, u.normalized, args.engine, str(out), args.sample_rate) for u in utterances]
     failures = {}
     with mp.Pool(args.jobs) as pool:
-        for uid, error in tqdm(pool.imap_unordered(speak, jobs), total=len(jobs), desc=f"{args.engine} slt", unit="utt"):
+        for uid, error in tqdm(pool.imap_unordered(speak_job, jobs), total=len(jobs), desc=f"{args.engine} slt", unit="utt"):
             if error:
                 failures[uid] = error
     kept = [u for u in utterances if u.id not in failures]

@@ -125,9 +125,6 @@ def bench_model(threads: int = 2, config_path: str | None = None, train_steps: i
         out = m.inference(x, stop_threshold=2.0, max_decoder_steps=inference_steps)
         return (time.perf_counter() - start) / out.alignments.shape[1] * 1e3
 
-    import logging
-
-    logging.getLogger("tts.models.decoding").setLevel(logging.ERROR)  # every run hits the step limit on purpose
     int8 = quantize_int8(model)
     result = {
         "threads": threads, "parameters_millions": round(sum(p.numel() for p in model.parameters()) / 1e6, 2),

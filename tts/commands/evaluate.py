@@ -1,15 +1,17 @@
 """``tts evaluate``: synthesize held-out sentences and measure what users hear.
 
-Per utterance: attention metrics and failures, MCD (DTW) against the reference recording,
-and, with the recognizer, WER/CER of our speech and of the reference recording sent through
-the same mel → vocoder path (the ceiling this vocoder allows). Writes ``summary.json``,
-``utterances.{json,csv,md}`` and the wavs / alignment plots under ``out``.
+Per utterance: attention metrics and failures, MCD (DTW) against the reference recording, and,
+with the meters, WER/CER (substitutions, deletions, insertions) and DNSMOS of our speech and of
+the reference recording sent through the same mel → vocoder path (the ceiling this vocoder
+allows). Writes ``summary.json``, ``utterances.{json,csv,md}`` and the wavs / alignment plots
+under ``out``. :func:`score` is shared with the robustness suite (``tts evaluate --suite``).
 """
 
 from __future__ import annotations
 
 import csv
 import json
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -20,93 +22,149 @@ from tts.audio import MelSpectrogram, edge_silence, load_wav, save_wav
 from tts.data.corpus import read_metadata, read_split
 from tts.errors import TTSError
 from tts.metrics import ErrorCounts, Failure, Recognizer, error_counts, mel_cepstral_distortion
+from tts.metrics.mos import MOSPredictor, MOSScores
 from tts.plots import save_figure
 from tts.synthesis import Synthesizer
 
-_FAILURE_COLUMNS = {Failure.SKIP: "skips", Failure.REPEAT: "repeats", Failure.EARLY_STOP: "early_stops",
-                    Failure.STEP_LIMIT: "step_limit_hits"}
+FAILURE_COLUMNS = {Failure.SKIP: "skips", Failure.REPEAT: "repeats", Failure.EARLY_STOP: "early_stops",
+                   Failure.STEP_LIMIT: "step_limit_hits"}
+COUNT_COLUMNS = [*FAILURE_COLUMNS.values(), "first_token_skips"]
+
+
+@dataclass
+class Item:
+    """One text to synthesize and the reference waveform ``(T_wav,)`` that reads it (edge silence
+    as the features define it), at the synthesizer's sample rate."""
+
+    id: str
+    text: str
+    reference: np.ndarray
+    category: str = ""
+
+
+@dataclass
+class Meters:
+    """The optional meters: a recognizer for WER/CER and a MOS predictor."""
+
+    recognizer: Recognizer | None = None
+    mos: MOSPredictor | None = None
+
+    @classmethod
+    def create(cls, asr: bool, mos: bool) -> "Meters":
+        return cls(Recognizer() if asr else None, MOSPredictor() if mos else None)
+
+
+@dataclass
+class Scored:
+    """One item's table row, and the error counts of ours and of the ceiling (with a recognizer)."""
+
+    row: dict
+    ours: ErrorCounts | None = None
+    ceiling: ErrorCounts | None = None
+
+
+def _mos_columns(prefix: str, scores: MOSScores) -> dict:
+    return {f"{prefix}dnsmos_{k}": round(v, 3) for k, v in vars(scores).items()}
+
+
+def score(synthesizer: Synthesizer, items: list[Item], out: Path, meters: Meters, progress: bool = True,
+          **overrides: Any) -> list[Scored]:
+    """Synthesize every item (batched), write its wav and alignment plot to ``out/wavs/`` and score it."""
+    from tqdm import tqdm
+
+    (out / "wavs").mkdir(parents=True, exist_ok=True)
+    audio = synthesizer.config.audio
+    mel_fn = MelSpectrogram(audio)
+    batch_size = overrides.get("batch_size", synthesizer.settings.batch_size)
+    scored = []
+    for start in tqdm(range(0, len(items), batch_size), desc="evaluate", unit="batch", disable=not progress):
+        chunk = items[start:start + batch_size]
+        for item, result in zip(chunk, synthesizer([i.text for i in chunk], **overrides)):
+            ref_mel = mel_fn(torch.from_numpy(item.reference)).numpy()
+            save_wav(out / "wavs" / f"{item.id}.wav", result.waveform, result.sample_rate)
+            save_figure(result.figure(synthesizer.step), out / "wavs" / f"{item.id}.png")
+            reports = [seg.report for seg in result.segments]
+            row = {
+                "id": item.id, **({"category": item.category} if item.category else {}), "text": item.text,
+                "seconds": round(result.duration, 3), "reference_seconds": round(len(item.reference) / audio.sample_rate, 3),
+                "rtf": round(result.rtf, 4), "mcd_db": round(mel_cepstral_distortion(result.mel, ref_mel), 3),
+                "focus_rate": round(float(np.mean([r.focus_rate for r in reports])), 3),
+                "monotonicity": round(float(np.mean([r.monotonicity for r in reports])), 3),
+                "diagonal_correlation": round(float(np.mean([r.diagonal_correlation for r in reports])), 3),
+                **{column: sum(kind in r.failures for r in reports) for kind, column in FAILURE_COLUMNS.items()},
+                "first_token_skips": sum(r.first_token_skipped for r in reports),
+            }
+            entry = Scored(row)
+            ceiling_wav = synthesizer.vocode(ref_mel) if meters.recognizer or meters.mos else None
+            if meters.recognizer is not None:
+                hypothesis = meters.recognizer(result.waveform, result.sample_rate)
+                ceiling = meters.recognizer(ceiling_wav, audio.sample_rate)
+                entry.ours, entry.ceiling = error_counts(item.text, hypothesis), error_counts(item.text, ceiling)
+                row.update(transcript=hypothesis, wer=round(entry.ours.wer, 4), cer=round(entry.ours.cer, 4),
+                           substitutions=entry.ours.substitutions, deletions=entry.ours.deletions,
+                           insertions=entry.ours.insertions, reference_transcript=ceiling,
+                           reference_wer=round(entry.ceiling.wer, 4), reference_cer=round(entry.ceiling.cer, 4))
+            if meters.mos is not None:
+                row.update(_mos_columns("", meters.mos(result.waveform, result.sample_rate)))
+                row.update(_mos_columns("reference_", meters.mos(ceiling_wav, audio.sample_rate)))
+            scored.append(entry)
+    return scored
+
+
+def summarize(scored: list[Scored]) -> dict:
+    """Means, failure counts (utterances with at least one), pooled WER/CER and mean DNSMOS."""
+    rows = [s.row for s in scored]
+    summary = {
+        "utterances": len(rows),
+        "mcd_db": round(float(np.mean([r["mcd_db"] for r in rows])), 3),
+        "rtf": round(float(np.mean([r["rtf"] for r in rows])), 4),
+        "focus_rate": round(float(np.mean([r["focus_rate"] for r in rows])), 3),
+        "attention_failures": {k: sum(r[k] > 0 for r in rows) for k in COUNT_COLUMNS},
+        "utterances_with_failures": sum(any(r[k] for k in FAILURE_COLUMNS.values()) for r in rows),
+    }
+    if scored and scored[0].ours is not None:
+        ours = sum((s.ours for s in scored), ErrorCounts())
+        ceiling = sum((s.ceiling for s in scored), ErrorCounts())
+        summary.update(wer=round(ours.wer, 4), cer=round(ours.cer, 4), substitutions=ours.substitutions,
+                       deletions=ours.deletions, insertions=ours.insertions, reference_wer=round(ceiling.wer, 4),
+                       reference_cer=round(ceiling.cer, 4))
+        summary["wer_ratio_to_reference"] = round(summary["wer"] / max(summary["reference_wer"], 1e-9), 2)
+    for key in ("dnsmos_p808", "dnsmos_ovrl", "reference_dnsmos_p808", "reference_dnsmos_ovrl"):
+        if rows and key in rows[0]:
+            summary[key] = round(float(np.mean([r[key] for r in rows])), 3)
+    return summary
+
+
+def write_tables(rows: list[dict], summary: dict, out: Path) -> None:
+    (out / "summary.json").write_text(json.dumps(summary, indent=1))
+    (out / "utterances.json").write_text(json.dumps(rows, indent=1))
+    columns = list(dict.fromkeys(k for r in rows for k in r))
+    with open(out / "utterances.csv", "w", newline="") as fh:
+        writer = csv.DictWriter(fh, fieldnames=columns)
+        writer.writeheader()
+        writer.writerows(rows)
+    show = [c for c in ("id", "category", "seconds", "mcd_db", "wer", "reference_wer", "dnsmos_p808", "focus_rate",
+                        "skips", "repeats", "early_stops", "step_limit_hits", "text") if c in columns]
+    lines = ["| " + " | ".join(show) + " |", "|" + "---|" * len(show)]
+    lines += ["| " + " | ".join(str(r.get(c, "")).replace("|", "/") for c in show) + " |" for r in rows]
+    (out / "utterances.md").write_text("\n".join(lines) + "\n")
 
 
 def evaluate(synthesizer: Synthesizer, data_root: str | Path, out: str | Path, split: str = "test",
-             limit: int | None = None, use_asr: bool = True, progress: bool = True, **overrides: Any) -> dict:
-    """Evaluate ``split`` (its first ``limit`` utterances); ``overrides`` change the synthesizer's
-    inference settings. Returns the summary written to ``out/summary.json``."""
-    from tqdm import tqdm
-
+             limit: int | None = None, use_asr: bool = True, use_mos: bool = True, progress: bool = True,
+             **overrides: Any) -> dict:
+    """Evaluate ``split`` (its first ``limit`` utterances) against its recordings; ``overrides``
+    change the synthesizer's inference settings. Returns the summary written to ``out/summary.json``."""
     out = Path(out)
     wanted = read_split(data_root, split)[:limit]
     metadata = {u.id: u for u in read_metadata(data_root)}
     utterances = [metadata[i] for i in wanted if i in metadata]
     if not utterances:
         raise TTSError(f"split '{split}' of {data_root} has no utterances in metadata.csv")
-    (out / "wavs").mkdir(parents=True, exist_ok=True)
-    audio_cfg = synthesizer.config.audio
-    mel_fn = MelSpectrogram(audio_cfg)
-    recognizer = Recognizer() if use_asr else None
-    batch_size = overrides.get("batch_size", synthesizer.settings.batch_size)
-    rows: list[dict] = []
-    counts: list[tuple[ErrorCounts, ErrorCounts]] = []  # ours, the reference's, per utterance
-    for start in tqdm(range(0, len(utterances), batch_size), desc="evaluate", unit="batch", disable=not progress):
-        chunk = utterances[start:start + batch_size]
-        results = synthesizer([u.normalized for u in chunk], **overrides)
-        for utt, result in zip(chunk, results):
-            reference = edge_silence(load_wav(utt.wav_path(data_root), audio_cfg.sample_rate)[0], audio_cfg)
-            ref_mel = mel_fn(torch.from_numpy(reference)).numpy()
-            save_wav(out / "wavs" / f"{utt.id}.wav", result.waveform, result.sample_rate)
-            save_figure(result.figure(synthesizer.step), out / "wavs" / f"{utt.id}.png")
-            reports = [seg.report for seg in result.segments]
-            row = {
-                "id": utt.id, "text": utt.normalized, "seconds": round(result.duration, 3),
-                "reference_seconds": round(len(reference) / audio_cfg.sample_rate, 3), "rtf": round(result.rtf, 4),
-                "mcd_db": round(mel_cepstral_distortion(result.mel, ref_mel), 3),
-                "focus_rate": round(float(np.mean([r.focus_rate for r in reports])), 3),
-                "monotonicity": round(float(np.mean([r.monotonicity for r in reports])), 3),
-                "diagonal_correlation": round(float(np.mean([r.diagonal_correlation for r in reports])), 3),
-                **{column: sum(kind in r.failures for r in reports) for kind, column in _FAILURE_COLUMNS.items()},
-                "first_token_skips": sum(r.first_token_skipped for r in reports),
-            }
-            if recognizer is not None:
-                hypothesis = recognizer(result.waveform, result.sample_rate)
-                ceiling = recognizer(synthesizer.vocode(ref_mel), audio_cfg.sample_rate)
-                ours, theirs = error_counts(utt.normalized, hypothesis), error_counts(utt.normalized, ceiling)
-                row.update(transcript=hypothesis, wer=round(ours.wer, 4), cer=round(ours.cer, 4),
-                           reference_transcript=ceiling, reference_wer=round(theirs.wer, 4),
-                           reference_cer=round(theirs.cer, 4))
-                counts.append((ours, theirs))
-            rows.append(row)
-    summary = _summarize(rows, counts, synthesizer.step, split)
-    _write_tables(rows, summary, out)
+    audio = synthesizer.config.audio
+    items = [Item(u.id, u.normalized, edge_silence(load_wav(u.wav_path(data_root), audio.sample_rate)[0], audio))
+             for u in utterances]
+    scored = score(synthesizer, items, out, Meters.create(use_asr, use_mos), progress, **overrides)
+    summary = {"checkpoint_step": synthesizer.step, "split": split, **summarize(scored)}
+    write_tables([s.row for s in scored], summary, out)
     return summary
-
-
-def _summarize(rows: list[dict], counts: list[tuple[ErrorCounts, ErrorCounts]], step: int, split: str) -> dict:
-    columns = list(_FAILURE_COLUMNS.values())
-    summary = {
-        "checkpoint_step": step, "split": split, "utterances": len(rows),
-        "mcd_db": round(float(np.mean([r["mcd_db"] for r in rows])), 3),
-        "rtf": round(float(np.mean([r["rtf"] for r in rows])), 4),
-        "focus_rate": round(float(np.mean([r["focus_rate"] for r in rows])), 3),
-        "attention_failures": {k: sum(r[k] > 0 for r in rows) for k in columns + ["first_token_skips"]},
-        "utterances_with_failures": sum(any(r[k] for k in columns) for r in rows),
-    }
-    if counts:
-        ours, theirs = sum((c[0] for c in counts), ErrorCounts()), sum((c[1] for c in counts), ErrorCounts())
-        summary.update(wer=round(ours.wer, 4), cer=round(ours.cer, 4), reference_wer=round(theirs.wer, 4),
-                       reference_cer=round(theirs.cer, 4))
-        summary["wer_ratio_to_reference"] = round(summary["wer"] / max(summary["reference_wer"], 1e-9), 2)
-    return summary
-
-
-def _write_tables(rows: list[dict], summary: dict, out: Path) -> None:
-    (out / "summary.json").write_text(json.dumps(summary, indent=1))
-    (out / "utterances.json").write_text(json.dumps(rows, indent=1))
-    columns = list(rows[0])
-    with open(out / "utterances.csv", "w", newline="") as fh:
-        writer = csv.DictWriter(fh, fieldnames=columns)
-        writer.writeheader()
-        writer.writerows(rows)
-    show = [c for c in ("id", "seconds", "mcd_db", "wer", "reference_wer", "focus_rate", "skips", "repeats",
-                        "early_stops", "step_limit_hits", "text") if c in columns]
-    lines = ["| " + " | ".join(show) + " |", "|" + "---|" * len(show)]
-    lines += ["| " + " | ".join(str(r[c]).replace("|", "/") for c in show) + " |" for r in rows]
-    (out / "utterances.md").write_text("\n".join(lines) + "\n")

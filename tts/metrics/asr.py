@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import os
 import re
-from dataclasses import dataclass
+from dataclasses import astuple, dataclass
 
 import numpy as np
 
@@ -20,28 +20,25 @@ def normalize_for_scoring(text: str) -> str:
     return " ".join(w.strip("'") for w in text.split() if w.strip("'"))
 
 
-def edit_distance(ref: list[str], hyp: list[str]) -> int:
-    previous = list(range(len(hyp) + 1))
-    for i, r in enumerate(ref, 1):
-        current = [i] + [0] * len(hyp)
-        for j, h in enumerate(hyp, 1):
-            current[j] = min(previous[j] + 1, current[j - 1] + 1, previous[j - 1] + (r != h))
-        previous = current
-    return previous[-1]
-
-
 @dataclass(frozen=True)
 class ErrorCounts:
-    """Edit distances and reference lengths, in words and characters; they add up over utterances."""
+    """Word errors split into substitutions, deletions and insertions (deletions line up with
+    skipped text, insertions with repeats and babble), character edits, and the reference
+    lengths; they add up over utterances."""
 
-    word_errors: int = 0
+    substitutions: int = 0
+    deletions: int = 0
+    insertions: int = 0
     words: int = 0
     char_errors: int = 0
     chars: int = 0
 
     def __add__(self, other: "ErrorCounts") -> "ErrorCounts":
-        return ErrorCounts(self.word_errors + other.word_errors, self.words + other.words,
-                           self.char_errors + other.char_errors, self.chars + other.chars)
+        return ErrorCounts(*(a + b for a, b in zip(astuple(self), astuple(other))))
+
+    @property
+    def word_errors(self) -> int:
+        return self.substitutions + self.deletions + self.insertions
 
     @property
     def wer(self) -> float:
@@ -53,10 +50,18 @@ class ErrorCounts:
 
 
 def error_counts(reference: str, hypothesis: str) -> ErrorCounts:
-    """Word and character edit distances after :func:`normalize_for_scoring` of both sides."""
+    """Word and character alignments (jiwer) of :func:`normalize_for_scoring`'d texts; characters
+    include the spaces between words."""
+    import jiwer
+
     ref, hyp = normalize_for_scoring(reference), normalize_for_scoring(hypothesis)
-    return ErrorCounts(edit_distance(ref.split(), hyp.split()), len(ref.split()), edit_distance(list(ref), list(hyp)),
-                       len(ref))
+    words = jiwer.process_words(ref, hyp)
+    if ref:
+        chars = jiwer.process_characters(ref, hyp)
+        char_errors = chars.substitutions + chars.deletions + chars.insertions
+    else:
+        char_errors = len(hyp)
+    return ErrorCounts(words.substitutions, words.deletions, words.insertions, len(ref.split()), char_errors, len(ref))
 
 
 class Recognizer:

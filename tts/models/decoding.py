@@ -12,7 +12,6 @@ stopping, step limits and the attention window. A model supplies only its encode
 
 from __future__ import annotations
 
-import logging
 from dataclasses import dataclass
 from typing import Any
 
@@ -23,8 +22,6 @@ from tts.config import AudioConfig, InferenceConfig, with_overrides
 from tts.errors import TTSError
 from tts.models.layers import sequence_mask
 from tts.models.outputs import InferenceOutput
-
-log = logging.getLogger(__name__)
 
 
 @dataclass
@@ -124,34 +121,47 @@ class AutoregressiveTTS(nn.Module):
 
     @torch.no_grad()
     def inference(self, ids: torch.Tensor, lengths: torch.Tensor | None = None,
-                  settings: InferenceConfig | None = None, **overrides: Any) -> InferenceOutput:
+                  settings: InferenceConfig | None = None, last_token: torch.Tensor | None = None,
+                  **overrides: Any) -> InferenceOutput:
         """Batched free-running synthesis (:func:`decode`); ``overrides`` replace fields of
         ``settings`` (default: :class:`InferenceConfig`), e.g. ``max_decoder_steps=500``."""
-        return decode(self, ids, lengths, with_overrides(settings or InferenceConfig(), "inference", **overrides))
+        settings = with_overrides(settings or InferenceConfig(), "inference", **overrides)
+        return decode(self, ids, lengths, settings, last_token)
 
 
 class StopTracker:
-    """Tracks which items of a batch have stopped.
+    """Tracks which items of a batch have stopped (see :class:`InferenceConfig` for the rules).
 
-    An item stops when its stop probability exceeds ``threshold`` or after
+    An item stops when its stop probability exceeds ``threshold`` (after ``min_steps``, and with
+    ``stop_after_last_token`` only once the alignment peak reached ``last_token``) or after
     ``min(max_decoder_steps, ceil(text_length · max_frames_per_token / r))`` steps.
     """
 
-    def __init__(self, text_lengths: torch.Tensor, r: int, settings: InferenceConfig):
+    def __init__(self, text_lengths: torch.Tensor, r: int, settings: InferenceConfig,
+                 last_token: torch.Tensor | None = None):
         self.r, self.threshold = r, settings.stop_threshold
         limits = torch.ceil(text_lengths.float() * settings.max_frames_per_token / r).long()
         self.limits = torch.clamp(limits, 1, settings.max_decoder_steps)
+        self.min_steps = torch.minimum(torch.ceil(text_lengths.float() * settings.min_frames_per_token / r).long(),
+                                       self.limits)
+        self.last_token = ((text_lengths - 1 if last_token is None else last_token)
+                           if settings.stop_after_last_token else None)
         self.finished = torch.zeros_like(text_lengths, dtype=torch.bool)
         self.hit_limit = torch.zeros_like(self.finished)
         self.steps = torch.zeros_like(text_lengths)
+        self.furthest = torch.zeros_like(text_lengths)
 
     @property
     def max_steps(self) -> int:
         return int(self.limits.max())
 
-    def update(self, t: int, stop_prob: torch.Tensor) -> bool:
-        """Record step ``t`` (0-based) with stop probabilities ``(B,)``; True when every item is done."""
-        stopping = stop_prob > self.threshold
+    def update(self, t: int, stop_prob: torch.Tensor, alignment: torch.Tensor) -> bool:
+        """Record step ``t`` (0-based) with stop probabilities ``(B,)`` and the step's alignment
+        ``(B, T_text)``; True when every item is done."""
+        self.furthest = torch.maximum(self.furthest, alignment.argmax(dim=1))
+        stopping = (stop_prob > self.threshold) & ((t + 1) >= self.min_steps)
+        if self.last_token is not None:
+            stopping &= self.furthest >= self.last_token
         at_limit = (t + 1) >= self.limits
         ending = ~self.finished & (stopping | at_limit)
         self.hit_limit |= ending & at_limit & ~stopping
@@ -162,10 +172,6 @@ class StopTracker:
     @property
     def frame_lengths(self) -> torch.Tensor:
         return self.steps * self.r
-
-    def warn(self) -> None:
-        for i in torch.nonzero(self.hit_limit).flatten().tolist():
-            log.warning("item %d hit the decoder step limit (%d steps) without a stop token", i, int(self.limits[i]))
 
 
 def attention_window(alignment: torch.Tensor, text_mask: torch.Tensor, back: int, ahead: int) -> torch.Tensor:
@@ -178,18 +184,20 @@ def attention_window(alignment: torch.Tensor, text_mask: torch.Tensor, back: int
 
 @torch.no_grad()
 def decode(model: AutoregressiveTTS, ids: torch.Tensor, lengths: torch.Tensor | None,
-           settings: InferenceConfig) -> InferenceOutput:
+           settings: InferenceConfig, last_token: torch.Tensor | None = None) -> InferenceOutput:
     """The free-running loop: ids ``(B, T_text)`` (or ``(T_text,)``), lengths ``(B,)`` → mel, stop
-    probabilities, alignments and lengths; each item stops on its own (:class:`StopTracker`; a
-    warning names an item that hit its step limit). With ``settings.attention_window = [back, ahead]``
-    every step after the first may attend only around the previous step's peak."""
+    probabilities, alignments and lengths; each item stops on its own (:class:`StopTracker`;
+    ``hit_limit`` marks the items its step limit ended). With ``settings.attention_window = [back, ahead]``
+    every step after the first may attend only around the previous step's peak. ``last_token``
+    ``(B,)`` is each item's last spoken token (default: its last token), for
+    ``settings.stop_after_last_token``."""
     if ids.dim() == 1:
         ids = ids.unsqueeze(0)
     if lengths is None:
         lengths = torch.full((ids.shape[0],), ids.shape[1], dtype=torch.long, device=ids.device)
     memory, mask = model.encode(ids, lengths)
     batch, r = ids.shape[0], model.reduction_factor
-    tracker = StopTracker(lengths, r, settings)
+    tracker = StopTracker(lengths, r, settings, last_token)
     state = model.init_decoder(memory, mask)
     frame = memory.new_full((batch, model.n_mels), model.go_value)
     window = None
@@ -206,9 +214,8 @@ def decode(model: AutoregressiveTTS, ids: torch.Tensor, lengths: torch.Tensor | 
         frame = step_frames[:, -1]
         if settings.attention_window is not None:
             window = attention_window(attended.alignment, mask, *settings.attention_window)
-        if tracker.update(t, stop_prob):
+        if tracker.update(t, stop_prob, attended.alignment):
             break
-    tracker.warn()
     mel_before = torch.cat(frames, dim=1).transpose(1, 2)                       # (B, n_mels, T_mel)
     mel = model.refine(mel_before, tracker.frame_lengths)
     mel = mel.masked_fill(~sequence_mask(tracker.frame_lengths, mel.shape[2]).unsqueeze(1), model.mel_pad_value)

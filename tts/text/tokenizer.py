@@ -18,7 +18,7 @@ from tts.config import TextConfig
 from tts.errors import TTSError
 from tts.text.g2p import WORD_RE, get_g2p
 from tts.text.normalize import normalize_text
-from tts.text.symbols import BOS, EOS, PAD, SPACE, SymbolInventory
+from tts.text.symbols import BOS, EOS, PAD, SILENT_SYMBOLS, SPACE, SymbolInventory
 
 log = logging.getLogger(__name__)
 
@@ -112,7 +112,7 @@ class Tokenizer:
         if unknown:
             log.warning("dropping characters the symbol inventory lacks: %s", " ".join(repr(s) for s in unknown))
             symbols = [s for s in symbols if s in self.inventory]
-        if not any(s.isalpha() for s in symbols):
+        if all(s in SILENT_SYMBOLS for s in symbols):  # "I" is the single symbol AY1, which is spoken
             raise TTSError(f"text has nothing to speak after normalization: {text[:80]!r}")
         ids = [self.inventory.id(s) for s in symbols]
         if self.add_bos:

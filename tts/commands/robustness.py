@@ -1,0 +1,127 @@
+"""``tts evaluate --suite robustness``: inputs a new user types, by category, scored against the
+corpus's own voice reading the same text.
+
+Categories (``suites/robustness.yaml``): one word, short phrases, everyday sentences, numbers /
+dates / money / abbreviations, tongue twisters and repeated words, and long unsplit sentences of
+1×, 2× and 3× the longest training utterance (in tokens; said in one go, so they measure length
+generalization as in Battenberg et al. 2020). The ceiling of each text is the reference voice
+(Festival's ``slt``, the synthetic corpus's voice) reading it through the same mel → vocoder path.
+Per category: WER/CER with substitutions, deletions and insertions, attention failures, DNSMOS.
+"""
+
+from __future__ import annotations
+
+import time
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+from tts.audio import edge_silence
+from tts.commands.evaluate import Item, Meters, Scored, score, summarize, write_tables
+from tts.data import FeatureDataset, feature_dir, require_corpus
+from tts.data.engines import check_engine, speak
+from tts.errors import TTSError
+from tts.synthesis import Synthesizer
+from tts.text import normalize_text
+
+SUITES = Path(__file__).parent / "suites"
+LONG_MULTIPLES = (1, 2, 3)
+#: the long category's unit when no corpus is given: the synthetic corpus's longest training utterance
+DEFAULT_LONGEST_TOKENS = 147
+
+
+def load_suite(name: str) -> dict:
+    path = SUITES / f"{name}.yaml"
+    if not path.is_file():
+        known = ", ".join(sorted(p.stem for p in SUITES.glob("*.yaml")))
+        raise TTSError(f"no suite '{name}' (suites: {known})")
+    return yaml.safe_load(path.read_text())
+
+
+def longest_training_utterance(synthesizer: Synthesizer, data_root: str | Path | None) -> int:
+    """Tokens in the longest training utterance of ``data_root``'s feature cache (for the model's
+    text settings); :data:`DEFAULT_LONGEST_TOKENS` without a corpus."""
+    if data_root is None:
+        return DEFAULT_LONGEST_TOKENS
+    root = require_corpus(data_root)
+    config = synthesizer.config
+    dataset = FeatureDataset(feature_dir(root, config.audio, config.text), root, "train")
+    return max(entry["n_tokens"] for entry in dataset.entries)
+
+
+def long_sentence(clauses: list[str], tokens: int, synthesizer: Synthesizer) -> str:
+    """One sentence of at least ``tokens`` tokens: the clauses in turn, joined with ", and "."""
+    text, k = "", 0
+    while not text or len(synthesizer.tokenizer.encode(text)) < tokens:
+        clause = clauses[k % len(clauses)]
+        text = clause[0].upper() + clause[1:] + "." if not text else f"{text[:-1]}, and {clause}."
+        k += 1
+    return text
+
+
+def suite_items(synthesizer: Synthesizer, suite: dict, longest: int) -> list[tuple[str, str, str]]:
+    """``(category, id, text)`` for every input of the suite."""
+    items = []
+    for category, texts in suite["categories"].items():
+        items += [(category, f"{category}-{i:02d}", text) for i, text in enumerate(texts, 1)]
+    for multiple in LONG_MULTIPLES:
+        items.append(("long", f"long-{multiple}x", long_sentence(suite["long_clauses"], multiple * longest, synthesizer)))
+    return items
+
+
+def run_suite(synthesizer: Synthesizer, out: str | Path, suite: str = "robustness", data_root: str | Path | None = None,
+              engine: str = "festival", use_asr: bool = True, use_mos: bool = True, progress: bool = True,
+              **overrides: Any) -> dict:
+    """Run every category; write ``summary.json``, ``categories.md`` and the per-utterance tables
+    under ``out``. ``overrides`` change the synthesizer's inference settings (the long category
+    always says each text in one go)."""
+    start = time.perf_counter()
+    out = Path(out)
+    check_engine(engine)
+    definition = load_suite(suite)
+    longest = longest_training_utterance(synthesizer, data_root)
+    audio = synthesizer.config.audio
+    meters = Meters.create(use_asr, use_mos)
+    by_category: dict[str, list[Scored]] = {}
+    for category, uid, text in suite_items(synthesizer, definition, longest):
+        reference = edge_silence(speak(normalize_text(text), engine, audio.sample_rate), audio)
+        by_category.setdefault(category, []).append(Item(uid, text, reference, category))
+    scored: dict[str, list[Scored]] = {}
+    for category, items in by_category.items():
+        options = {**overrides, "split_sentences": False} if category == "long" else overrides
+        scored[category] = score(synthesizer, items, out, meters, progress, **options)
+    summary: dict[str, Any] = {"checkpoint_step": synthesizer.step, "suite": suite, "reference_voice": f"{engine} slt",
+                               "longest_training_tokens": longest,
+                               "categories": {c: summarize(s) for c, s in scored.items()},
+                               "overall": summarize([s for group in scored.values() for s in group])}
+    if use_asr:
+        one_word = scored["one_word"]
+        summary["categories"]["one_word"]["recognized"] = round(
+            sum(s.ours.word_errors == 0 for s in one_word) / len(one_word), 3)
+        long = {row.row["id"]: row for row in scored["long"]}
+        summary["long_cer"] = {f"{m}x": round(long[f"long-{m}x"].ours.cer, 4) for m in LONG_MULTIPLES}
+        summary["long_reference_cer"] = {f"{m}x": round(long[f"long-{m}x"].ceiling.cer, 4) for m in LONG_MULTIPLES}
+    summary["seconds"] = round(time.perf_counter() - start, 1)
+    write_tables([s.row for group in scored.values() for s in group], summary, out)
+    (out / "categories.md").write_text(category_table(summary))
+    return summary
+
+
+def category_table(summary: dict) -> str:
+    """The per-category summary as a markdown table."""
+    columns = [("utterances", "n"), ("wer", "WER"), ("reference_wer", "ref WER"), ("cer", "CER"),
+               ("deletions", "del"), ("insertions", "ins"), ("recognized", "recognized"),
+               ("dnsmos_p808", "DNSMOS"), ("reference_dnsmos_p808", "ref DNSMOS")]
+    failures = ["skips", "repeats", "early_stops", "step_limit_hits"]
+    lines = ["| category | " + " | ".join(name for _, name in columns) + " | " + " | ".join(failures) + " |",
+             "|" + "---|" * (1 + len(columns) + len(failures))]
+    for category, s in [*summary["categories"].items(), ("overall", summary["overall"])]:
+        cells = [str(s.get(key, "")) for key, _ in columns] + [str(s["attention_failures"][f]) for f in failures]
+        lines.append(f"| {category} | " + " | ".join(cells) + " |")
+    if "long_cer" in summary:
+        ours = ", ".join(f"{k} {v}" for k, v in summary["long_cer"].items())
+        reference = ", ".join(f"{k} {v}" for k, v in summary["long_reference_cer"].items())
+        lines += ["", f"Long unsplit sentences ({summary['longest_training_tokens']} tokens = 1x), CER: {ours} "
+                      f"(reference voice: {reference})."]
+    return "\n".join(lines) + "\n"
