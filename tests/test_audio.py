@@ -1,5 +1,6 @@
 import librosa
 import numpy as np
+import soundfile as sf
 import pytest
 import torch
 
@@ -88,3 +89,12 @@ def test_wav_io_resample_and_trim(tmp_path):
     assert out_sr == 22050 and abs(len(loaded) - 2 * 22050) < 10
     trimmed = trim_silence(loaded, top_db=40)
     assert abs(len(trimmed) - 22050) < 2048
+
+
+def test_anti_phase_stereo_is_not_mixed_into_silence(tmp_path, caplog):
+    tone = 0.5 * np.sin(np.arange(22050) * 0.05).astype(np.float32)
+    sf.write(tmp_path / "anti.wav", np.stack([tone, -tone], axis=1), 22050, subtype="FLOAT")
+    wav, _ = load_wav(tmp_path / "anti.wav")
+    assert np.abs(wav).max() > 0.4 and "channels cancel out" in caplog.text
+    sf.write(tmp_path / "same.wav", np.stack([tone, tone], axis=1), 22050, subtype="FLOAT")
+    np.testing.assert_allclose(load_wav(tmp_path / "same.wav")[0], tone, atol=1e-6)

@@ -154,3 +154,50 @@ def test_synthetic_recipe_builds_a_small_corpus(tmp_path):
     subprocess.run(cmd, check=True, capture_output=True)  # resumes: finished wavs are kept
     assert (tmp_path / "syn" / "wavs" / f"{utts[0].id}.wav").stat().st_mtime == mtime
     assert [u.id for u in read_metadata(tmp_path / "syn")] == [u.id for u in utts]
+
+
+def test_the_cache_follows_edits_deletions_and_additions(tmp_path):
+    import os
+    import time
+
+    root = make_tiny_corpus(tmp_path / "c", texts=["A cat sat.", "Dogs run fast.", "The sun is hot."], val=0, test=0)
+    config = config_from_dict(tiny_config_dict())
+    cache = compute_features(root, config, num_workers=1, progress=False)
+    manifest = lambda: {e["id"]: e for e in (json.loads(x) for x in (cache / "manifest.jsonl").read_text().splitlines())}  # noqa: E731
+    before = manifest()
+    lines = (root / "metadata.csv").read_text().splitlines()
+    lines[1] = "TINY-0002|Dogs ran far away.|Dogs ran far away."           # an edited transcript
+    lines.append("TINY-0009|We met at noon.|We met at noon.")             # an addition
+    sf.write(root / "wavs" / "TINY-0009.wav", tone_speech("We met at noon."), SR)
+    (root / "metadata.csv").write_text("\n".join(lines) + "\n")
+    (root / "wavs" / "TINY-0003.wav").unlink()                           # a deleted wav
+    wav = root / "wavs" / "TINY-0001.wav"
+    sf.write(wav, tone_speech("A cat sat on it."), SR)                    # re-recorded audio, same text
+    os.utime(wav, ns=(time.time_ns(), time.time_ns() + 10**9))
+    assert compute_features(root, config, num_workers=1, progress=False) == cache
+    after = manifest()
+    assert sorted(after) == ["TINY-0001", "TINY-0002", "TINY-0009"]
+    assert after["TINY-0002"]["text"] == "Dogs ran far away." and after["TINY-0001"]["n_frames"] > before["TINY-0001"]["n_frames"]
+    rejected = (cache / "rejected.tsv").read_text()
+    assert "TINY-0003\tmissing wav" in rejected
+    assert np.load(cache / "ids" / "TINY-0002.npy").tolist() != [] and not (cache / "mels" / "TINY-0003.npy").exists()
+    mtime = (cache / "manifest.jsonl").stat().st_mtime_ns
+    compute_features(root, config, num_workers=1, progress=False)  # nothing changed: nothing rewritten
+    assert (cache / "manifest.jsonl").stat().st_mtime_ns == mtime
+
+
+@pytest.mark.parametrize("content, message", [
+    ("A|one.|one.\nB|two.|two.\nA|three.|three.\n", r"metadata.csv:3: id A was already used on line 1"),
+    ("A|one.|one.\nB|two.|two.|extra\n", r"metadata.csv:2: expected 'id\|text\|normalized text', got 4 field"),
+    ("A|one.|one.\n|no id.|no id.\n", r"metadata.csv:2: expected"),
+])
+def test_bad_metadata_lines_are_named(tmp_path, content, message):
+    (tmp_path / "metadata.csv").write_text(content)
+    with pytest.raises(TTSError, match=message):
+        read_metadata(tmp_path)
+
+
+def test_metadata_that_is_not_utf8_is_a_clear_error(tmp_path):
+    (tmp_path / "metadata.csv").write_bytes("A|one.|one.\nB|caf\xe9.|caf\xe9.\n".encode("latin-1"))
+    with pytest.raises(TTSError, match=r"metadata.csv:2: not UTF-8 text .*convert the file to UTF-8"):
+        read_metadata(tmp_path)

@@ -125,3 +125,12 @@ def test_bos_is_optional_and_extends_the_inventory_at_its_end():
 @pytest.mark.parametrize("text, symbols", [("I", ["AY1"]), ("Oh!", ["OW1", "!"])])
 def test_words_of_vowels_alone_are_speakable(tok, text, symbols):
     assert tok.encode_verbose(text).symbols == symbols  # stressed vowels are not letters, yet spoken
+
+
+def test_escapes_long_words_and_vowelless_words_are_handled_with_warnings(tok, caplog):
+    assert tok.encode_verbose("here\x1b[31mred\x1b[0m").normalized == "herered"
+    assert "removed control characters / escape sequences: '\\x1b[0m' '\\x1b[31m'" in caplog.text
+    assert tok.encode_verbose("a" * 2000 + " cat").symbols == ["K", "AE1", "T"]
+    assert "dropping 1 word(s) longer than 45 letters" in caplog.text
+    assert tok.encode_verbose("xkcd").symbols == ["EH1", "K", "S", "K", "EY1", "S", "IY1", "D", "IY1"]
+    assert "spelling 'xkcd' letter by letter" in caplog.text

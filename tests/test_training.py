@@ -4,6 +4,7 @@ import os
 import signal
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import pytest
@@ -12,7 +13,7 @@ import yaml
 
 from conftest import tiny_config_dict
 from tts.config import ScheduleConfig, config_from_dict, load_config
-from tts.errors import ConfigError, TTSError
+from tts.errors import ConfigError, Interrupted, TTSError
 from tts import checkpoint
 from tts.models import build_model
 from tts.synthesis import Synthesizer
@@ -65,30 +66,46 @@ def test_resume_is_exact(tiny_corpus, tmp_path):
         assert a[step] == pytest.approx(b[step], rel=1e-6, abs=1e-7), step
 
 
-def _keyboard_interrupt() -> None:
-    raise KeyboardInterrupt
-
-
-def _sigterm_to_self() -> None:
-    os.kill(os.getpid(), signal.SIGTERM)
-
-
-@pytest.mark.parametrize("interrupt", [_keyboard_interrupt, _sigterm_to_self], ids=["ctrl-c", "sigterm"])
-def test_interrupt_saves_and_exits(interrupt, tiny_corpus, tmp_path, monkeypatch):
+@pytest.mark.parametrize("signum", [signal.SIGINT, signal.SIGTERM], ids=["ctrl-c", "sigterm"])
+def test_a_signal_ends_the_step_saves_and_resumes_exactly(signum, tiny_corpus, tmp_path, monkeypatch):
     handler_before = signal.getsignal(signal.SIGTERM)
-    trainer = Trainer(make_config(max_steps=10, checkpoint_every=100), tiny_corpus, tmp_path / "exp", progress=False)
+    full = make_config(max_steps=8, checkpoint_every=100)
+    Trainer(full, tiny_corpus, tmp_path / "a", progress=False).fit()
+    trainer = Trainer(full, tiny_corpus, tmp_path / "b", progress=False)
     original = trainer._optimizer_step
 
-    def interrupt_at_three(terms):
-        if trainer.state.step == 3:
-            interrupt()
+    def signal_inside_step_three(terms):
+        if trainer.state.step == 2:
+            os.kill(os.getpid(), signum)  # arrives in the middle of step 3
         return original(terms)
 
-    monkeypatch.setattr(trainer, "_optimizer_step", interrupt_at_three)
-    state = trainer.fit()
-    assert state.step == 3
-    assert checkpoint.read(tmp_path / "exp" / "checkpoint_00000003.pt").training["state"]["step"] == 3
+    monkeypatch.setattr(trainer, "_optimizer_step", signal_inside_step_three)
+    with pytest.raises(Interrupted) as caught:
+        trainer.fit()
+    assert caught.value.signum == signum and caught.value.checkpoint.endswith("checkpoint_00000003.pt")
+    assert checkpoint.read(tmp_path / "b" / "checkpoint_00000003.pt").training["state"]["step"] == 3
     assert signal.getsignal(signal.SIGTERM) == handler_before
+    Trainer(full, tiny_corpus, tmp_path / "b", resume=True, progress=False).fit()
+    a, b = checkpoint.read(tmp_path / "a" / "checkpoint_00000008.pt"), checkpoint.read(tmp_path / "b" / "checkpoint_00000008.pt")
+    assert all(torch.equal(a.weights[k], b.weights[k]) for k in a.weights)  # bit-exact, BatchNorm statistics included
+    assert sorted(losses(tmp_path / "b")) == list(range(1, 9))
+
+
+def test_the_train_command_exits_143_on_sigterm(tiny_corpus, tmp_path):
+    cfg = tmp_path / "tiny.yaml"
+    d = tiny_config_dict()
+    d["train"].update(max_steps=100000, checkpoint_every=100000, validate_every=100000)
+    cfg.write_text(yaml.safe_dump(d))
+    proc = subprocess.Popen([sys.executable, "-m", "tts.cli", "train", "--config", str(cfg), "--data", str(tiny_corpus),
+                             "--out", str(tmp_path / "e"), "--no-progress"], stderr=subprocess.PIPE, text=True)
+    for _ in range(600):  # wait until it trains
+        if (tmp_path / "e" / "metrics.jsonl").is_file():
+            break
+        time.sleep(0.1)
+    proc.send_signal(signal.SIGTERM)
+    _, stderr = proc.communicate(timeout=120)
+    assert proc.returncode == 143, stderr[-2000:]
+    assert "interrupted: saved" in stderr and len(list((tmp_path / "e").glob("checkpoint_*.pt"))) == 1
 
 
 def test_nan_losses_are_skipped_then_stop(tiny_corpus, tmp_path, monkeypatch):
@@ -226,3 +243,153 @@ def test_ddp_two_cpu_processes(tiny_corpus, tmp_path):
     assert (exp / "checkpoint_00000003.pt").is_file()
     assert "world size 2" in (exp / "train.log").read_text()
     assert sorted(losses(exp)) == [1, 2, 3]  # only rank 0 writes
+
+
+def test_a_nan_in_the_data_never_reaches_a_checkpoint(tiny_corpus, tmp_path, caplog):
+    import shutil
+
+    import numpy as np
+
+    corpus = tmp_path / "corpus"
+    shutil.copytree(tiny_corpus, corpus, symlinks=True)
+    config = make_config(max_steps=6, checkpoint_every=6, validate_every=6, max_nan_steps=6)
+    mel_path = next((corpus / "features").glob("*/mels/TINY-0001.npy"))
+    mel = np.load(mel_path)
+    mel[3, 5] = np.nan
+    np.save(mel_path, mel)
+    trainer = Trainer(config, corpus, tmp_path / "exp", progress=False)
+    trainer.fit()
+    assert trainer.state.step == 6
+    assert "non-finite features in TINY-0001; left out of the batch" in caplog.text
+    for path in (tmp_path / "exp" / "checkpoint_00000006.pt", tmp_path / "exp" / "best.pt"):
+        weights = checkpoint.read(path).weights
+        assert all(bool(torch.isfinite(t).all()) for t in weights.values() if t.is_floating_point()), path
+
+
+def test_a_non_finite_step_restores_the_batchnorm_statistics(tiny_corpus, tmp_path, monkeypatch):
+    trainer = Trainer(make_config(max_steps=3, max_nan_steps=5), tiny_corpus, tmp_path / "exp", progress=False)
+    original = trainer.criterion.forward
+    stats_before = {}
+
+    def poisoned(output, batch, step=0):
+        terms = original(output, batch, step)
+        if step == 1 and not stats_before:  # the second step's forward already moved the running statistics
+            stats_before.update({i: s.clone() for i, s in enumerate(trainer._statistics_before_step)})
+            terms["loss"] = terms["loss"] * float("nan")
+        return terms
+
+    monkeypatch.setattr(trainer.criterion, "forward", poisoned)
+    after_skip = []
+    optimizer_step = trainer._optimizer_step
+
+    def record_skips(terms):
+        grad_norm = optimizer_step(terms)
+        if grad_norm is None:
+            after_skip.extend(b.clone() for b in trainer._norm_statistics())
+        return grad_norm
+
+    monkeypatch.setattr(trainer, "_optimizer_step", record_skips)
+    trainer.fit()
+    assert trainer.state.nan_total == 1 and trainer.state.step == 3
+    # the skipped step left the statistics as they were before its forward pass moved them
+    assert len(after_skip) == len(stats_before) > 0
+    assert all(torch.equal(a, stats_before[i]) for i, a in enumerate(after_skip))
+
+
+def test_a_second_run_into_the_same_folder_is_refused(tiny_corpus, tmp_path):
+    first = Trainer(make_config(max_steps=2), tiny_corpus, tmp_path / "exp", progress=False)
+    with pytest.raises(TTSError, match=rf"{tmp_path / 'exp'} is in use by a training run \(pid {os.getpid()}"):
+        Trainer(make_config(max_steps=2), tiny_corpus, tmp_path / "exp", progress=False)
+    first.fit()  # the lock goes with the run
+    Trainer(make_config(max_steps=4), tiny_corpus, tmp_path / "exp", resume=True, progress=False).fit()
+
+
+def test_resume_rewrites_metrics_after_the_checkpoint_and_cleans_temp_files(tiny_corpus, tmp_path):
+    Trainer(make_config(max_steps=4, checkpoint_every=2), tiny_corpus, tmp_path / "exp", progress=False).fit()
+    exp = tmp_path / "exp"
+    (exp / "checkpoint_00000004.pt").unlink()  # as if killed between steps 2 and 4's checkpoint
+    with open(exp / "metrics.jsonl", "a") as fh:
+        fh.write('{"step": 5, "loss": 1.0')  # and in the middle of a line
+    (exp / ".checkpoint_00000006.pt.x1y2.tmp").write_bytes(b"half a checkpoint")
+    Trainer(make_config(max_steps=4, checkpoint_every=2), tiny_corpus, exp, resume=True, progress=False).fit()
+    steps = [json.loads(line)["step"] for line in (exp / "metrics.jsonl").read_text().splitlines() if '"val"' not in line]
+    assert steps == [1, 2, 3, 4] and not list(exp.glob(".*.tmp"))
+
+
+def test_an_unwritable_folder_and_a_foreign_warm_start_are_one_line_errors(tiny_corpus, tmp_path):
+    if os.geteuid() != 0:
+        read_only = tmp_path / "ro"
+        read_only.mkdir()
+        read_only.chmod(0o500)
+        with pytest.raises(TTSError, match="cannot write to the experiment folder"):
+            Trainer(make_config(max_steps=1), tiny_corpus, read_only / "exp", progress=False)
+    with pytest.raises(TTSError, match="cannot write to the experiment folder"):
+        Trainer(make_config(max_steps=1), tiny_corpus, "/proc/tts-experiment", progress=False)
+    d = tiny_config_dict()
+    d["model"] = {"name": "transformer_tts", "transformer_tts": {
+        "embedding_dim": 32, "d_model": 32, "heads": 2, "encoder_layers": 1, "decoder_layers": 1, "ffn_dim": 64,
+        "decoder_prenet_dims": [32, 32], "postnet_layers": 2, "postnet_channels": 32, "reduction_factor": 2}}
+    d["train"].update(max_steps=2, checkpoint_every=2)
+    Trainer(config_from_dict(d), tiny_corpus, tmp_path / "tf", progress=False).fit()
+    with pytest.raises(TTSError, match="holds a transformer_tts model, this config trains tacotron2"):
+        Trainer(make_config(max_steps=1, warm_start=str(tmp_path / "tf" / "checkpoint_00000002.pt"),
+                            ignore_layers=["encoder.embedding"]), tiny_corpus, tmp_path / "warm", progress=False)
+
+
+def test_kill_9_at_random_moments_then_resume_gives_the_same_weights(tiny_corpus, tmp_path):
+    """SIGKILL (no chance to save) at random points, several times, each followed by --resume:
+    at most one checkpoint interval is lost each time and the end is bit-identical."""
+    import random
+
+    cfg = tmp_path / "tiny.yaml"
+    d = tiny_config_dict()
+    d["train"].update(max_steps=12, checkpoint_every=2, validate_every=6, keep_last=3)
+    cfg.write_text(yaml.safe_dump(d))
+    command = [sys.executable, "-m", "tts.cli", "train", "--config", str(cfg), "--data", str(tiny_corpus),
+               "--no-progress", "--out"]
+    subprocess.run(command + [str(tmp_path / "clean")], check=True, capture_output=True)
+    command.append(str(tmp_path / "killed"))
+    rng, kills = random.Random(7), 0
+    while not (tmp_path / "killed" / "checkpoint_00000012.pt").is_file():
+        resume = ["--resume"] if list((tmp_path / "killed").glob("checkpoint_*.pt")) else []
+        proc = subprocess.Popen(command + resume, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        if kills < 3:
+            time.sleep(rng.uniform(3.5, 7.0))  # start-up takes ~3 s, then ~0.2 s per step
+            proc.kill()
+            kills += proc.wait() == -signal.SIGKILL
+        else:
+            assert proc.wait(timeout=300) == 0
+    clean = checkpoint.read(tmp_path / "clean" / "checkpoint_00000012.pt").weights
+    killed = checkpoint.read(tmp_path / "killed" / "checkpoint_00000012.pt").weights
+    assert kills == 3 and all(torch.equal(clean[k], killed[k]) for k in clean)
+    steps = [json.loads(x)["step"] for x in (tmp_path / "killed" / "metrics.jsonl").read_text().splitlines()
+             if '"val"' not in x]
+    assert steps == list(range(1, 13))  # no duplicated or half-written lines
+
+
+def test_a_full_disk_during_training_is_one_error_naming_the_last_good_checkpoint(tiny_corpus, tmp_path, monkeypatch):
+    trainer = Trainer(make_config(max_steps=4, checkpoint_every=2), tiny_corpus, tmp_path / "exp", progress=False)
+    original = torch.save
+
+    def fills_up(payload, fh, *args, **kwargs):
+        if payload.get("step") == 4:
+            raise OSError(errno.ENOSPC, "No space left on device")
+        return original(payload, fh, *args, **kwargs)
+
+    monkeypatch.setattr(torch, "save", fills_up)
+    with pytest.raises(TTSError, match=r"cannot write .*(best|checkpoint_00000004).pt \(No space left on device\); the last "
+                                       r"good checkpoint is .*checkpoint_00000002.pt"):
+        trainer.fit()
+    assert checkpoint.read(tmp_path / "exp" / "checkpoint_00000002.pt").step == 2
+
+
+def test_report_reads_a_metrics_file_cut_short(tiny_experiment, tmp_path):
+    import shutil
+
+    from tts.commands.report import build_report
+
+    exp = tmp_path / "exp"
+    shutil.copytree(tiny_experiment, exp)
+    with open(exp / "metrics.jsonl", "a") as fh:
+        fh.write('{"step": 5, "loss": 1.')
+    assert "losses.png" in build_report(exp).read_text()

@@ -1,6 +1,7 @@
 """The ``tts`` command: thin wrappers over the library, one sub-command each.
 
-User errors (:class:`~tts.errors.TTSError`) print one ``error: ...`` line and exit with 2.
+User errors (:class:`~tts.errors.TTSError`) print one ``error: ...`` line and exit with 2; training
+stopped by SIGINT / SIGTERM saves a checkpoint and exits with 130 / 143.
 Inference flags (``--stop-threshold``, ``--max-steps``, ...) override the checkpoint's
 ``inference`` settings; left out, the checkpoint's own values apply.
 """
@@ -16,7 +17,7 @@ from pathlib import Path
 
 import numpy as np
 
-from tts.errors import TTSError
+from tts.errors import Interrupted, TTSError
 
 
 def _wav_output(path: str) -> Path:
@@ -142,6 +143,8 @@ def _read_texts(args: argparse.Namespace) -> list[str]:
         raise TTSError(f"text file {path} does not exist")
     lines = path.read_text(encoding="utf-8", errors="replace").splitlines()
     texts = [line.strip() for line in lines if line.strip()]
+    if not texts:
+        raise TTSError(f"text file {path} has no text (only empty lines)")
     if len(texts) < len(lines):
         print(f"skipped {len(lines) - len(texts)} empty line(s) in {path}")
     return texts
@@ -183,6 +186,8 @@ def _cmd_synthesize(args: argparse.Namespace) -> int:
     texts = _read_texts(args)
     output_names(args.out, 1 if args.text is not None else len(texts))
     synthesizer, overrides = _synthesizer(args)
+    if len(texts) == 1:
+        synthesizer.prepare(texts[0])  # a single text's problem is the error itself
     valid = []
     for number, text in enumerate(texts, 1):
         try:
@@ -191,7 +196,7 @@ def _cmd_synthesize(args: argparse.Namespace) -> int:
         except TTSError as exc:
             print(f"skipped line {number}: {exc}")
     if not valid:
-        raise TTSError("no line could be turned into tokens")
+        raise TTSError(f"no line could be turned into tokens (all {len(texts)} skipped)")
     output_names(args.out, len(valid))
     results = synthesizer(valid, **overrides)
     threshold = overrides.get("stop_threshold", synthesizer.settings.stop_threshold)
@@ -282,10 +287,18 @@ def _positive_int(value: str) -> int:
     return number
 
 
+class _Parser(argparse.ArgumentParser):
+    """Usage mistakes are one ``error:`` line (what is wrong and where the help is), exit 2."""
+
+    def error(self, message: str) -> None:  # type: ignore[override]
+        print(f"error: {message} (see '{self.prog} --help')", file=sys.stderr)
+        sys.exit(2)
+
+
 def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(prog="tts", description="Attention-based text-to-speech toolkit")
+    parser = _Parser(prog="tts", description="Attention-based text-to-speech toolkit")
     parser.add_argument("-v", "--verbose", action="store_true", help="debug logging")
-    sub = parser.add_subparsers(dest="command", required=True)
+    sub = parser.add_subparsers(dest="command", required=True, parser_class=_Parser)
 
     p = sub.add_parser("g2p", help="print normalized text, phonemes and ids")
     p.add_argument("text")
@@ -402,6 +415,9 @@ def main(argv: list[str] | None = None) -> int:
     except TTSError as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2
+    except Interrupted as exc:
+        print(f"interrupted: saved {exc.checkpoint}; continue with --resume", file=sys.stderr)
+        return 128 + exc.signum
     except KeyboardInterrupt:
         print("interrupted", file=sys.stderr)
         return 130

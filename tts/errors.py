@@ -11,3 +11,11 @@ class TTSError(Exception):
 
 class ConfigError(TTSError):
     """A configuration file or override is malformed, has unknown keys or wrong types."""
+
+
+class Interrupted(Exception):
+    """Training stopped on a signal after saving a checkpoint; the command exits with 128 + signum."""
+
+    def __init__(self, signum: int, checkpoint: str):
+        super().__init__(f"interrupted by signal {signum}: saved {checkpoint}")
+        self.signum, self.checkpoint = signum, checkpoint

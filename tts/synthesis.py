@@ -11,6 +11,7 @@ from __future__ import annotations
 import html
 import json
 import logging
+import os
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -255,12 +256,23 @@ def output_names(out: str | Path, n_results: int) -> tuple[Path, list[str]]:
             raise TTSError(f"--out {out} names one wav but there are {n_results} texts: give a folder")
         if out.is_dir():
             raise TTSError(f"--out {out} is a folder: name the wav file, or give the folder without .wav")
+        writable_folder(out.parent)
         return out.parent, [out.stem]
     if out.suffix and out.suffix.lower() != ".wav" and not out.is_dir():
         raise TTSError(f"--out {out}: give a folder, or a file name ending in .wav")
-    if out.exists() and not out.is_dir():
-        raise TTSError(f"--out {out} exists and is not a folder")
+    writable_folder(out)
     return out, [f"utt{i:03d}" for i in range(1, n_results + 1)]
+
+
+def writable_folder(folder: Path) -> None:
+    """Refuse a folder that cannot be created or written, naming the part of the path in the way."""
+    existing = folder
+    while not existing.exists() and existing != existing.parent:
+        existing = existing.parent
+    if not existing.is_dir():
+        raise TTSError(f"--out {folder}: {existing} exists and is not a folder")
+    if not os.access(existing, os.W_OK):
+        raise TTSError(f"--out {folder}: {existing} is not writable")
 
 
 def write_outputs(results: list[Result], out: str | Path, checkpoint_step: int | None = None, plots: bool = True,

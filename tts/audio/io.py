@@ -5,6 +5,7 @@ Waveforms are mono ``float32`` numpy arrays in [-1, 1] of shape ``(T_wav,)``.
 
 from __future__ import annotations
 
+import logging
 from pathlib import Path
 
 import numpy as np
@@ -12,6 +13,8 @@ import soundfile as sf
 
 from tts.config import AudioConfig
 from tts.errors import TTSError
+
+log = logging.getLogger(__name__)
 
 
 def load_wav(path: str | Path, sample_rate: int | None = None) -> tuple[np.ndarray, int]:
@@ -29,19 +32,37 @@ def load_wav(path: str | Path, sample_rate: int | None = None) -> tuple[np.ndarr
         wav, sr = sf.read(str(path), dtype="float32", always_2d=True)
     except (sf.LibsndfileError, RuntimeError, TypeError) as exc:
         raise TTSError(f"{path}: not a readable audio file ({str(exc).splitlines()[0]})") from None
-    wav = wav.mean(axis=1)
     if wav.size == 0:
         raise TTSError(f"{path}: audio file holds no samples")
+    if not np.isfinite(wav).all():
+        raise TTSError(f"{path}: the audio holds NaN or infinite samples")
+    wav = to_mono(wav, str(path))
     if sample_rate is not None and sr != sample_rate:
         wav, sr = resample(wav, sr, sample_rate), sample_rate
     return wav.astype(np.float32), int(sr)
 
 
+def to_mono(wav: np.ndarray, name: str) -> np.ndarray:
+    """``(T, channels) → (T,)``: the mean of the channels, or the first channel (with a warning)
+    when the channels cancel out in the mean (anti-phase stereo would become silence)."""
+    mono = wav.mean(axis=1)
+    if wav.shape[1] > 1:
+        channel_energy = float(np.mean(wav ** 2))
+        if channel_energy > 0 and float(np.mean(mono ** 2)) < 0.01 * channel_energy:
+            log.warning("%s: the channels cancel out when mixed to mono (anti-phase stereo?); using the first channel",
+                        name)
+            return wav[:, 0]
+    return mono
+
+
 def save_wav(path: str | Path, wav: np.ndarray, sample_rate: int) -> None:
     """Write 16-bit PCM, clipping to [-1, 1]; parent folders are created."""
     path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    sf.write(str(path), np.clip(np.asarray(wav, dtype=np.float32), -1.0, 1.0), sample_rate, subtype="PCM_16")
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        sf.write(str(path), np.clip(np.asarray(wav, dtype=np.float32), -1.0, 1.0), sample_rate, subtype="PCM_16")
+    except (OSError, sf.LibsndfileError) as exc:
+        raise TTSError(f"cannot write {path} ({getattr(exc, 'strerror', None) or exc})") from None
 
 
 def resample(wav: np.ndarray, orig_sr: int, target_sr: int) -> np.ndarray:

@@ -156,8 +156,8 @@ def evaluate(synthesizer: Synthesizer, data_root: str | Path, out: str | Path, s
     """Evaluate ``split`` (its first ``limit`` utterances) against its recordings; ``overrides``
     change the synthesizer's inference settings. Returns the summary written to ``out/summary.json``."""
     out = Path(out)
-    wanted = read_split(data_root, split)[:limit]
     metadata = {u.id: u for u in read_metadata(data_root)}
+    wanted = read_split(data_root, split)[:limit]
     utterances = [metadata[i] for i in wanted if i in metadata]
     if not utterances:
         raise TTSError(f"split '{split}' of {data_root} has no utterances in metadata.csv")

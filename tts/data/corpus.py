@@ -42,18 +42,31 @@ def require_corpus(root: str | Path) -> Path:
 
 
 def read_metadata(root: str | Path) -> list[Utterance]:
-    """Parse ``metadata.csv``. Fields are split on ``|`` only; quotes inside fields are kept."""
+    """Parse ``metadata.csv`` (UTF-8): ``id|text`` or ``id|text|normalized text`` per line, split on
+    ``|`` only (quotes inside fields are kept). A line with more fields, no id, or an id seen
+    before is an error naming the line."""
     path = require_corpus(root) / "metadata.csv"
-    utterances = []
-    for line_no, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
+    try:
+        lines = path.read_text(encoding="utf-8").splitlines()
+    except UnicodeDecodeError as exc:
+        line_no = path.read_bytes()[: exc.start].count(b"\n") + 1
+        raise TTSError(f"{path}:{line_no}: not UTF-8 text ({exc.reason} at byte {exc.start}); "
+                       f"convert the file to UTF-8") from None
+    utterances, seen = [], {}
+    for line_no, line in enumerate(lines, 1):
         if not line.strip():
             continue
         fields = line.split("|")
-        if len(fields) < 2 or not fields[0].strip():
-            raise TTSError(f"{path}:{line_no}: expected 'id|text|normalized text', got {line[:60]!r}")
+        if not 2 <= len(fields) <= 3 or not fields[0].strip():
+            raise TTSError(f"{path}:{line_no}: expected 'id|text|normalized text', got {len(fields)} field(s) in "
+                           f"{line[:60]!r}")
+        uid = fields[0].strip()
+        if uid in seen:
+            raise TTSError(f"{path}:{line_no}: id {uid} was already used on line {seen[uid]}")
+        seen[uid] = line_no
         text = fields[1]
         normalized = fields[2] if len(fields) > 2 and fields[2].strip() else text
-        utterances.append(Utterance(fields[0].strip(), text, normalized))
+        utterances.append(Utterance(uid, text, normalized))
     return utterances
 
 

@@ -39,6 +39,15 @@ class Batch:
                 moved[name] = value.to(device, non_blocking=True)
         return Batch(**moved)
 
+    def subset(self, keep: torch.Tensor) -> "Batch":
+        """The items where ``keep`` ``(B,)`` bool is True (padding left as it is)."""
+        indices = torch.nonzero(keep).flatten()
+        picked = {f.name: getattr(self, f.name) for f in fields(self)}
+        for name, value in picked.items():
+            picked[name] = (value[indices.to(value.device)] if isinstance(value, torch.Tensor)
+                            else [value[i] for i in indices.tolist()])
+        return Batch(**picked)
+
     @property
     def text_mask(self) -> torch.Tensor:
         """``(B, T_text)`` True on real tokens."""

@@ -1,14 +1,20 @@
 """Feature cache: log-mels (float16 ``.npy``) and token ids for every utterance of a corpus.
 
 The cache lives in ``<root>/features/<key>/`` where ``key`` hashes every audio and text
-setting that changes the features, so a changed setting never reuses stale features::
+setting that changes the features, so a changed setting never reuses stale features. Inside it,
+each utterance is keyed by its content (its ``metadata.csv`` line, its wav's size and
+modification time, and the length limits), so a rerun recomputes exactly the utterances that
+were edited or added and drops the deleted ones::
 
     settings.json     the settings the key was made from
-    manifest.jsonl    one line per kept utterance: id, n_frames, n_tokens, normalized text
+    manifest.jsonl    one line per kept utterance: id, key, n_frames, n_tokens, seconds, normalized text
     mels/<id>.npy     (n_mels, T_mel) float16
     ids/<id>.npy      (T_text,) int16
-    rejected.tsv      id <TAB> reason, for every utterance skipped
+    rejected.jsonl    id, key and reason of every utterance skipped (rejected.tsv: the same for people)
     stats.json        count, hours, frames and tokens per utterance, mel mean/std
+
+The manifest is written last: while an update runs (or after it was killed) there is none, and
+the next run recomputes everything.
 """
 
 from __future__ import annotations
@@ -17,13 +23,14 @@ import hashlib
 import json
 import logging
 import multiprocessing as mp
+import os
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 
-from tts.config import AudioConfig, ExperimentConfig, TextConfig
+from tts.config import AudioConfig, DataConfig, ExperimentConfig, TextConfig
 from tts.data.corpus import Utterance, read_metadata
 from tts.errors import TTSError
 
@@ -57,6 +64,7 @@ class _Result:
     id: str
     ok: bool
     reason: str = ""
+    key: str = ""
     n_frames: int = 0
     n_tokens: int = 0
     seconds: float = 0.0
@@ -84,6 +92,7 @@ def _process(utt: Utterance) -> _Result:
     import torch
 
     from tts.audio import edge_silence
+    from tts.audio.io import to_mono
 
     w = _WORKER
     audio: AudioConfig = w["audio"]
@@ -98,8 +107,9 @@ def _process(utt: Utterance) -> _Result:
         return _Result(utt.id, False, f"corrupt wav ({str(exc).splitlines()[0]})")
     if sr != audio.sample_rate:
         return _Result(utt.id, False, f"sample rate {sr} Hz, expected {audio.sample_rate} Hz")
-    wav = wav.mean(axis=1)
-    wav = edge_silence(wav, audio)
+    if not np.isfinite(wav).all():
+        return _Result(utt.id, False, "the wav holds NaN or infinite samples")
+    wav = edge_silence(to_mono(wav, str(path)), audio)
     if len(wav) < audio.win_length:
         return _Result(utt.id, False, "audio shorter than one window")
     n_frames = len(wav) // audio.hop_length + 1
@@ -118,33 +128,74 @@ def _process(utt: Utterance) -> _Result:
                    normalized=tokens.normalized, mel_sum=mel.sum(axis=1), mel_sq_sum=(mel.astype(np.float64) ** 2).sum(axis=1))
 
 
+def utterance_key(utt: Utterance, root: Path, data: DataConfig) -> str:
+    """What an utterance's cached features depend on besides the cache's settings."""
+    path = utt.wav_path(root)
+    stat = path.stat() if path.is_file() else None
+    blob = [utt.id, utt.text, utt.normalized, stat.st_size if stat else None, stat.st_mtime_ns if stat else None,
+            data.max_mel_frames, data.max_text_tokens]
+    return hashlib.sha1(json.dumps(blob).encode()).hexdigest()[:16]
+
+
+def _cached_results(out: Path) -> dict[str, _Result]:
+    """The results a complete cache holds (kept and rejected), with their keys; none for an incomplete one."""
+    if not (out / "manifest.jsonl").is_file() or not (out / "rejected.jsonl").is_file():
+        return {}
+    results = {}
+    for entry in read_manifest(out):
+        if "key" not in entry:
+            return {}  # a cache from before per-utterance keys: recompute it
+        mel = np.load(out / "mels" / f"{entry['id']}.npy").astype(np.float64)
+        results[entry["id"]] = _Result(entry["id"], True, key=entry["key"], n_frames=entry["n_frames"],
+                                       n_tokens=entry["n_tokens"], seconds=entry["seconds"], normalized=entry["text"],
+                                       mel_sum=mel.sum(axis=1), mel_sq_sum=(mel ** 2).sum(axis=1))
+    for line in (out / "rejected.jsonl").read_text().splitlines():
+        entry = json.loads(line)
+        results[entry["id"]] = _Result(entry["id"], False, entry["reason"], entry["key"])
+    return results
+
+
 def compute_features(root: str | Path, config: ExperimentConfig, num_workers: int = 2,
                      progress: bool = True) -> Path:
-    """Compute (or reuse) the feature cache of a corpus; returns the cache folder."""
+    """Compute the feature cache of a corpus, or bring it up to date; returns the cache folder."""
     from tqdm import tqdm
 
+    root = Path(root)
     utterances = read_metadata(root)
     out = feature_dir(root, config.audio, config.text)
-    if (out / "manifest.jsonl").is_file():
+    keys = {u.id: utterance_key(u, root, config.data) for u in utterances}
+    cached = _cached_results(out)
+    reused = {uid: r for uid, r in cached.items() if keys.get(uid) == r.key}
+    todo = [u for u in utterances if u.id not in reused]
+    gone = [uid for uid in cached if uid not in keys]
+    if not todo and not gone:
         log.info("features up to date in %s", out)
         return out
+    if cached:
+        log.info("features in %s: %d new or changed, %d deleted, %d unchanged", out, len(todo), len(gone), len(reused))
+    (out / "manifest.jsonl").unlink(missing_ok=True)  # incomplete until the update is written
     (out / "mels").mkdir(parents=True, exist_ok=True)
     (out / "ids").mkdir(parents=True, exist_ok=True)
+    for uid in gone + [u.id for u in todo]:
+        (out / "mels" / f"{uid}.npy").unlink(missing_ok=True)
+        (out / "ids" / f"{uid}.npy").unlink(missing_ok=True)
     (out / "settings.json").write_text(json.dumps(feature_settings(config.audio, config.text), indent=1))
     init_args = (config.audio, config.text, str(root), str(out), config.data.max_mel_frames, config.data.max_text_tokens)
-    results: list[_Result] = []
-    bar = tqdm(total=len(utterances), desc="features", unit="utt", disable=not progress)
-    if num_workers > 1:
+    results = list(reused.values())
+    bar = tqdm(total=len(todo), desc="features", unit="utt", disable=not progress)
+    if num_workers > 1 and len(todo) > 1:
         with mp.get_context("spawn").Pool(num_workers, _init_worker, init_args) as pool:
-            for result in pool.imap_unordered(_process, utterances, chunksize=8):
+            for result in pool.imap_unordered(_process, todo, chunksize=8):
                 results.append(result)
                 bar.update()
     else:
         _init_worker(*init_args)
-        for utt in utterances:
+        for utt in todo:
             results.append(_process(utt))
             bar.update()
     bar.close()
+    for result in results:
+        result.key = keys[result.id]
     _write_outputs(out, results, config.audio)
     return out
 
@@ -153,6 +204,8 @@ def _write_outputs(out: Path, results: list[_Result], audio: AudioConfig) -> Non
     kept = sorted((r for r in results if r.ok), key=lambda r: r.id)
     rejected = sorted((r for r in results if not r.ok), key=lambda r: r.id)
     (out / "rejected.tsv").write_text("".join(f"{r.id}\t{r.reason}\n" for r in rejected))
+    (out / "rejected.jsonl").write_text("".join(json.dumps({"id": r.id, "key": r.key, "reason": r.reason}) + "\n"
+                                                for r in rejected))
     if not kept:
         raise TTSError(f"no usable utterances: all {len(rejected)} were rejected (see {out / 'rejected.tsv'})")
     frames = np.array([r.n_frames for r in kept])
@@ -170,9 +223,10 @@ def _write_outputs(out: Path, results: list[_Result], audio: AudioConfig) -> Non
     }
     (out / "stats.json").write_text(json.dumps(stats, indent=1))
     # the manifest is written last: its presence marks a complete cache
-    (out / "manifest.jsonl").write_text("".join(
-        json.dumps({"id": r.id, "n_frames": r.n_frames, "n_tokens": r.n_tokens, "text": r.normalized}) + "\n"
-        for r in kept))
+    tmp = out / "manifest.jsonl.tmp"
+    tmp.write_text("".join(json.dumps({"id": r.id, "key": r.key, "n_frames": r.n_frames, "n_tokens": r.n_tokens,
+                                       "seconds": round(r.seconds, 4), "text": r.normalized}) + "\n" for r in kept))
+    os.replace(tmp, out / "manifest.jsonl")
     if rejected:
         log.warning("skipped %d of %d utterances; reasons in %s", len(rejected), len(results), out / "rejected.tsv")
 

@@ -10,10 +10,13 @@ from __future__ import annotations
 
 import contextlib
 import functools
+import logging
 import re
 from typing import Iterator
 
 WORD_RE = re.compile(r"[A-Za-z]+(?:'[A-Za-z]+)*")
+_VOWEL_LETTERS = frozenset("aeiouy")
+log = logging.getLogger(__name__)
 
 
 @contextlib.contextmanager
@@ -49,7 +52,8 @@ class G2P:
         self._tagger = PartOfSpeechTagger(gruut_lang_en.get_lang_dir() / "pos" / "model.crf")
 
     def word(self, word: str, pos: str = "") -> list[str]:
-        """Pronounce one word (letters and inner apostrophes) given its Penn POS tag."""
+        """Pronounce one word (letters and inner apostrophes) given its Penn POS tag. A word that is
+        in no dictionary and has no vowel letter ("https", "xkcd") is spelled letter by letter."""
         key = word.lower()
         homograph = self._model.homograph2features.get(key)
         if homograph is not None:
@@ -58,6 +62,9 @@ class G2P:
         entries = self._model.cmu.get(key)
         if entries:
             return list(entries[0])
+        if len(key) > 1 and not _VOWEL_LETTERS & set(key):
+            log.warning("spelling %r letter by letter (no vowel, in no dictionary)", word)
+            return [p for letter in key if letter.isalpha() for p in self._model.cmu[letter][0]]
         return list(self._model.predict(key))
 
     def __call__(self, words: list[str]) -> list[list[str]]:

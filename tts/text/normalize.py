@@ -54,8 +54,23 @@ _SYMBOL_WORDS = [("&", " and "), ("+", " plus "), ("@", " at "), ("=", " equals 
 _WHITESPACE_RE = re.compile(r"\s+")
 
 
+_ESCAPE_RE = re.compile(r"\x1b\[[0-9;?]*[ -/]*[@-~]|\x1b[@-_]")
+_CONTROL_RE = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f]")
+
+
+def remove_control(text: str) -> str:
+    """Drop terminal escape sequences (``\\x1b[31m``) and control characters, with a warning."""
+    without_escapes = _ESCAPE_RE.sub("", text)
+    cleaned = _CONTROL_RE.sub("", without_escapes)
+    if cleaned != text:
+        found = sorted(set(_ESCAPE_RE.findall(text) + _CONTROL_RE.findall(without_escapes)))
+        log.warning("removed control characters / escape sequences: %s", " ".join(repr(c) for c in found))
+    return cleaned
+
+
 def to_ascii(text: str) -> str:
     """Transliterate to ASCII, keeping currency symbols the normalizer spells out."""
+    text = remove_control(text)
     for src, dst in _SYMBOLS_BEFORE_ASCII.items():
         text = text.replace(src, dst)
     protected = numbers.CURRENCY_SYMBOLS.replace("\\", "")

@@ -23,6 +23,8 @@ from tts.text.symbols import BOS, EOS, PAD, SILENT_SYMBOLS, SPACE, SymbolInvento
 log = logging.getLogger(__name__)
 
 MODES = ("phoneme", "char", "mixed")
+#: longer "words" are dropped with a warning (the longest English dictionary words have about 30 letters)
+MAX_WORD_LETTERS = 45
 _SEGMENT_RE = re.compile(r"(\{[^}]*\})")
 _TOKEN_RE = re.compile(rf"{WORD_RE.pattern}|\s+|\S")
 
@@ -67,6 +69,11 @@ class Tokenizer:
             and WORD_RE.fullmatch(tokens[i + 1]) else t
             for i, t in enumerate(tokens)
         ]
+        too_long = [t for t in tokens if len(t) > MAX_WORD_LETTERS and WORD_RE.fullmatch(t)]
+        if too_long:
+            log.warning("dropping %d word(s) longer than %d letters (not words anyone says): %s", len(too_long),
+                        MAX_WORD_LETTERS, ", ".join(repr(t[:20] + "...") for t in too_long))
+            tokens = [t for t in tokens if t not in too_long]
         content = [t for t in tokens if not t.isspace()]
         prons = iter(get_g2p()(content))
         symbols: list[str] = []
@@ -101,6 +108,8 @@ class Tokenizer:
                 symbols.extend(([SPACE] if lead else []) + self._plain_symbols(norm) + ([SPACE] if trail and norm else []))
         while symbols and symbols[-1] == SPACE:
             symbols.pop()
+        while symbols and symbols[0] == SPACE:
+            symbols.pop(0)
         return "".join(normalized_parts).strip(), symbols
 
     def encode_verbose(self, text: str) -> TokenizedText:

@@ -1,18 +1,28 @@
-"""An experiment folder's checkpoints and the random state a checkpoint carries for exact resume.
+"""An experiment folder: its lock, checkpoints (last K + best), ``metrics.jsonl``, and the
+random state a checkpoint carries for exact resume.
 
-``checkpoint_<step>.pt`` files are kept for the last K saves, ``best.pt`` holds the best
-validation loss; every file is written by :func:`tts.checkpoint.save`.
+One training process owns a folder at a time (an exclusive ``flock`` on ``.lock``, released by
+the kernel when the process dies, so a crash leaves no stale lock). Checkpoints are written by
+:func:`tts.checkpoint.save` (temp file + rename); temp files a killed process left behind are
+removed when the next run takes the folder. ``metrics.jsonl`` is cut back to the resumed step,
+so a run killed after its last checkpoint does not leave duplicated or half-written lines.
 """
 
 from __future__ import annotations
 
+import fcntl
+import json
+import os
 import random
 import re
+import socket
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 import torch
+
+from tts.errors import TTSError
 
 _STEP_RE = re.compile(r"checkpoint_(\d+)\.pt$")
 
@@ -40,13 +50,53 @@ def _to_tuple(value: Any) -> Any:
     return tuple(_to_tuple(v) for v in value) if isinstance(value, (list, tuple)) else value
 
 
-class CheckpointFolder:
-    """Paths of an experiment's checkpoints; :meth:`prune` keeps the last ``keep_last``."""
+class ExperimentFolder:
+    """Paths and bookkeeping of ``folder``; :meth:`acquire` takes it for this process."""
 
     def __init__(self, folder: str | Path, keep_last: int = 3):
         self.folder = Path(folder)
         self.keep_last = keep_last
+        self._lock_file = None
+        self._created = False
 
+    # ------------------------------------------------------------------ ownership
+    def acquire(self) -> None:
+        """Create the folder, lock it for this process and remove stale temp files. Another live
+        process holding it, or a folder that cannot be written, is one clear error."""
+        try:
+            self._created = not self.folder.exists()
+            self.folder.mkdir(parents=True, exist_ok=True)
+            lock = open(self.folder / ".lock", "a+")
+        except OSError as exc:
+            raise TTSError(f"cannot write to the experiment folder {self.folder} ({exc.strerror}): "
+                           f"choose another --out") from None
+        try:
+            fcntl.flock(lock, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            lock.seek(0)
+            owner = lock.read().strip() or "another process"
+            lock.close()
+            raise TTSError(f"{self.folder} is in use by a training run ({owner}): wait for it to finish, "
+                           f"stop it, or train into another --out") from None
+        lock.seek(0)
+        lock.truncate()
+        lock.write(f"pid {os.getpid()} on {socket.gethostname()}")
+        lock.flush()
+        self._lock_file = lock
+        for stale in self.folder.glob(".*.pt.*.tmp"):
+            stale.unlink(missing_ok=True)
+
+    def release(self, discard: bool = False) -> None:
+        """Unlock; with ``discard`` (a run that failed before it started) also remove the folder
+        when this run created it and left nothing but its lock in it."""
+        if self._lock_file is not None:
+            self._lock_file.close()
+            self._lock_file = None
+            if discard and self._created and [p.name for p in self.folder.iterdir()] == [".lock"]:
+                (self.folder / ".lock").unlink()
+                self.folder.rmdir()
+
+    # ------------------------------------------------------------------ checkpoints
     def path(self, step: int) -> Path:
         return self.folder / f"checkpoint_{step:08d}.pt"
 
@@ -64,3 +114,31 @@ class CheckpointFolder:
     def prune(self) -> None:
         for old in self.all()[: -self.keep_last]:
             old.unlink(missing_ok=True)
+
+    # ------------------------------------------------------------------ metrics.jsonl
+    @property
+    def metrics(self) -> Path:
+        return self.folder / "metrics.jsonl"
+
+    def log(self, record: dict) -> None:
+        """Append one record as a line of ``metrics.jsonl``."""
+        with open(self.metrics, "a") as fh:
+            fh.write(json.dumps(record) + "\n")
+            fh.flush()
+
+    def truncate_log(self, step: int) -> None:
+        """Keep the records up to ``step`` (a resumed run writes the later ones again) and drop a
+        line cut short by a killed process."""
+        if not self.metrics.is_file():
+            return
+        kept = []
+        for line in self.metrics.read_text(errors="replace").splitlines():
+            try:
+                record = json.loads(line)
+            except json.JSONDecodeError:
+                continue
+            if isinstance(record, dict) and record.get("step", 0) <= step:
+                kept.append(line)
+        tmp = self.metrics.with_suffix(".jsonl.tmp")
+        tmp.write_text("".join(line + "\n" for line in kept))
+        os.replace(tmp, self.metrics)

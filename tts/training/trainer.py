@@ -1,5 +1,5 @@
 """The training loop: AMP, DDP, gradient clipping and accumulation, gradual r, validation,
-atomic checkpoints and exact resume.
+atomic checkpoints, exact resume, and guards against what a week-long run meets.
 
 Exact resume: a checkpoint holds the optimizer step, the epoch, how many batches of the epoch
 were consumed and every RNG state; the batch sampler is a pure function of (seed, epoch) and the
@@ -9,7 +9,6 @@ same dropout masks as an uninterrupted one.
 
 from __future__ import annotations
 
-import json
 import logging
 import math
 import os
@@ -27,10 +26,10 @@ from torch.nn.parallel import DistributedDataParallel
 from tts import checkpoint
 from tts.config import ExperimentConfig, save_config
 from tts.data import FeatureDataset, bucketed_loader, feature_dir, read_manifest, require_corpus
-from tts.errors import TTSError
+from tts.errors import Interrupted, TTSError
 from tts.models import build_model
 from tts.text import SymbolInventory, Tokenizer
-from tts.training.experiment import CheckpointFolder, rng_state, set_rng_state
+from tts.training.experiment import ExperimentFolder, rng_state, set_rng_state
 from tts.training.losses import TTSLoss
 from tts.training.optim import build_optimizer, build_scheduler
 from tts.training.scheduled_sampling import mix_in_predictions, sampling_probability
@@ -38,18 +37,6 @@ from tts.training.validation import ValidationRenderer, teacher_forced_metrics
 from tts.vocoders import GriffinLim
 
 log = logging.getLogger("tts.train")
-
-
-def _raise_interrupt(signum: int, frame: Any) -> None:
-    raise KeyboardInterrupt(signal.Signals(signum).name)
-
-
-def _interrupt_on_signals() -> dict[int, Any]:
-    """Turn SIGINT and SIGTERM into ``KeyboardInterrupt`` (SIGINT included, since a shell's
-    background job starts with it ignored); returns the previous handlers to restore."""
-    if threading.current_thread() is not threading.main_thread():
-        return {}
-    return {signum: signal.signal(signum, _raise_interrupt) for signum in (signal.SIGINT, signal.SIGTERM)}
 
 
 @dataclass
@@ -96,21 +83,48 @@ class Trainer:
         self.scheduler = build_scheduler(self.optimizer, config.optim)
         self.amp_dtype = self._amp_dtype()
         self.scaler = torch.amp.GradScaler("cuda", enabled=self.amp_dtype == torch.float16)
-        self.checkpoints = CheckpointFolder(self.exp_dir, config.train.keep_last)
+        self.folder = ExperimentFolder(self.exp_dir, config.train.keep_last)
         self.state = TrainState()
-        existing = self.checkpoints.latest()
+        for option, path in (("--resume-from", resume if isinstance(resume, str) else ""),
+                             ("train.warm_start", "" if resume else config.train.warm_start)):
+            if path and not Path(path).is_file():
+                raise TTSError(f"{option} {path}: no such checkpoint file")
+        if self.is_main:
+            self.folder.acquire()
+        self.writer = self.renderer = self._log_handler = None
+        try:
+            self._start(resume)
+        except BaseException:
+            self._close(discard=True)
+            raise
+
+    def _start(self, resume: bool | str) -> None:
+        """Fresh run, resume or warm start in the (locked) folder; then logs, config and TensorBoard."""
+        existing = self.folder.latest()
         if not resume and existing is not None:
             raise TTSError(f"{self.exp_dir} already holds checkpoints of another run (up to "
                            f"{existing.name}); continue it with --resume or train into a new --out")
         if resume:
             self._resume(None if resume is True else Path(resume))
-        elif config.train.warm_start:
-            self._warm_start(Path(config.train.warm_start))
+        else:
+            if self.is_main:
+                self.folder.truncate_log(0)  # lines of an earlier attempt that never reached a checkpoint
+            if self.config.train.warm_start:
+                self._warm_start(Path(self.config.train.warm_start))
         self.ddp_model = (DistributedDataParallel(self.model, device_ids=[self.device.index] if self.device.type == "cuda" else None)
                           if self.world_size > 1 else self.model)
-        self.writer = self.renderer = None
         if self.is_main:
             self._prepare_exp_dir()
+
+    def _close(self, discard: bool = False) -> None:
+        """Let go of the folder: TensorBoard writer, train.log handler, lock (``discard``: and the
+        folder itself if this run created it and wrote nothing into it)."""
+        if self.writer is not None:
+            self.writer.close()
+        if self._log_handler is not None:
+            log.removeHandler(self._log_handler)
+            self._log_handler.close()
+        self.folder.release(discard)
 
     # ------------------------------------------------------------------ set-up helpers
     def _check_r_schedule(self) -> None:
@@ -142,9 +156,8 @@ class Trainer:
     def _prepare_exp_dir(self) -> None:
         from torch.utils.tensorboard import SummaryWriter
 
-        self.exp_dir.mkdir(parents=True, exist_ok=True)
         save_config(self.config, self.exp_dir / "config.yaml")
-        handler = logging.FileHandler(self.exp_dir / "train.log")
+        self._log_handler = handler = logging.FileHandler(self.exp_dir / "train.log")
         handler.setFormatter(logging.Formatter("%(asctime)s %(levelname)s %(message)s"))
         log.addHandler(handler)
         log.setLevel(logging.INFO)
@@ -161,11 +174,16 @@ class Trainer:
         if with_training_state:
             training = {"optimizer": self.optimizer.state_dict(), "scheduler": self.scheduler.state_dict(),
                         "scaler": self.scaler.state_dict(), "state": vars(self.state).copy(), "rng": rng_state()}
-        return checkpoint.save(path, self.model, self.config, self.inventory, self.state.step, training)
+        try:
+            return checkpoint.save(path, self.model, self.config, self.inventory, self.state.step, training)
+        except OSError as exc:
+            last = self.folder.latest()
+            raise TTSError(f"cannot write {path} ({exc.strerror or exc}); the last good checkpoint is "
+                           f"{last if last else 'none'}: free space or fix the folder, then --resume") from None
 
     def _save_step(self) -> Path:
-        path = self._save(self.checkpoints.path(self.state.step))
-        self.checkpoints.prune()
+        path = self._save(self.folder.path(self.state.step))
+        self.folder.prune()
         return path
 
     def _check_compatible(self, contents: checkpoint.CheckpointContents) -> None:
@@ -182,7 +200,7 @@ class Trainer:
                            f"than this config; resume with the config saved next to it")
 
     def _resume(self, path: Path | None) -> None:
-        path = path or self.checkpoints.latest()
+        path = path or self.folder.latest()
         if path is None:
             raise TTSError(f"--resume: no checkpoint_*.pt in {self.exp_dir}")
         contents = checkpoint.read(path, self.device)
@@ -196,11 +214,16 @@ class Trainer:
         self.scaler.load_state_dict(training["scaler"])
         self.state = TrainState(**training["state"])
         set_rng_state(training["rng"])
+        if self.is_main:
+            self.folder.truncate_log(self.state.step)
         log.info("resumed from %s at step %d (epoch %d, batch %d)", path, self.state.step, self.state.epoch,
                  self.state.batch_in_epoch)
 
     def _warm_start(self, path: Path) -> None:
         contents = checkpoint.read(path, self.device)
+        if contents.config.model.name != self.config.model.name:
+            raise TTSError(f"warm start: {path} holds a {contents.config.model.name} model, this config trains "
+                           f"{self.config.model.name}; warm start from a checkpoint of the same model")
         ignore = tuple(self.config.train.ignore_layers)
         own = self.model.state_dict()
         kept = {}
@@ -218,22 +241,41 @@ class Trainer:
 
     # ------------------------------------------------------------------ training
     def fit(self) -> TrainState:
-        """Train until ``train.max_steps``; Ctrl-C or SIGTERM (a scheduler's kill, ``kill PID``)
-        saves a checkpoint and returns."""
-        previous = _interrupt_on_signals()
+        """Train until ``train.max_steps``. Ctrl-C or SIGTERM (a scheduler's kill, ``kill PID``)
+        ends the step in flight, saves a checkpoint and raises :class:`Interrupted`."""
+        previous = self._defer_signals()
         try:
             self._train()
-        except KeyboardInterrupt:
-            if self.is_main:
-                path = self._save_step()
-                log.warning("interrupted at step %d: saved %s; continue with --resume", self.state.step, path)
-                print(f"interrupted: saved {path}; continue with --resume")
         finally:
             for signum, handler in previous.items():
                 signal.signal(signum, handler)
-            if self.writer is not None:
-                self.writer.close()
+            self._close()
         return self.state
+
+    def _defer_signals(self) -> dict[int, Any]:
+        """SIGINT / SIGTERM set a flag the loop checks between steps; a second one interrupts at once.
+        (SIGINT is caught too, since a shell's background job starts with it ignored.)"""
+        self._signal: int | None = None
+
+        def handler(signum: int, frame: Any) -> None:
+            if self._signal is not None:
+                raise KeyboardInterrupt(signal.Signals(signum).name)
+            self._signal = signum
+            log.warning("%s: stopping after the current step (again to stop at once)", signal.Signals(signum).name)
+
+        if threading.current_thread() is not threading.main_thread():
+            return {}
+        return {signum: signal.signal(signum, handler) for signum in (signal.SIGINT, signal.SIGTERM)}
+
+    def _stop_if_signalled(self) -> None:
+        """At a step boundary: after a signal, save this step's checkpoint and raise :class:`Interrupted`."""
+        if self._signal is None:
+            return
+        path = self.folder.path(self.state.step)
+        if self.is_main:
+            path = path if path.is_file() else self._save_step()
+            log.warning("interrupted at step %d: saved %s; continue with --resume", self.state.step, path)
+        raise Interrupted(self._signal, str(path))
 
     def _train(self) -> None:
         from tqdm import tqdm
@@ -256,6 +298,8 @@ class Trainer:
             for batch in loader:
                 batch = batch.to(self.device)
                 self.state.batch_in_epoch += 1
+                if accumulated == 0:  # a skipped step restores these
+                    self._statistics_before_step = [b.detach().clone() for b in self._norm_statistics()]
                 terms = self._forward_backward(batch)
                 accumulated += 1
                 window_frames += batch.n_frames * self.world_size
@@ -264,6 +308,7 @@ class Trainer:
                 accumulated = 0
                 grad_norm = self._optimizer_step(terms)
                 if grad_norm is None:
+                    self._stop_if_signalled()
                     continue
                 bar.update(1)
                 step = self.state.step
@@ -279,6 +324,7 @@ class Trainer:
                     self.ddp_model.train()
                 if self.is_main and (step % cfg.checkpoint_every == 0 or step == cfg.max_steps):
                     self._save_step()
+                self._stop_if_signalled()
                 if step >= cfg.max_steps:
                     epoch_done = False
                     break
@@ -294,7 +340,27 @@ class Trainer:
     def _autocast(self):
         return torch.autocast(self.device.type, dtype=self.amp_dtype or torch.float32, enabled=self.amp_dtype is not None)
 
+    def _norm_statistics(self) -> list[torch.Tensor]:
+        """The BatchNorm running statistics: the state a forward pass changes outside the optimizer."""
+        return [buffer for module in self.model.modules() if isinstance(module, torch.nn.modules.batchnorm._BatchNorm)
+                for buffer in module.buffers()]
+
     def _forward_backward(self, batch) -> dict[str, torch.Tensor]:
+        """Forward and backward of one (micro-)batch. Items with non-finite features are left out
+        (with a warning naming them); when none is left (on any process), nothing runs and the
+        terms come back NaN, so the step is skipped."""
+        finite = torch.isfinite(batch.mels).flatten(1).all(dim=1)
+        if not bool(finite.all()):
+            bad = [uid for uid, ok in zip(batch.utterance_ids, finite.tolist()) if not ok]
+            log.warning("step %d: non-finite features in %s; left out of the batch (recompute their features)",
+                        self.state.step + 1, ", ".join(bad))
+            batch = batch.subset(finite)
+        runnable = torch.tensor(float(len(batch.utterance_ids) > 0), device=self.device)
+        if self.world_size > 1:
+            dist.all_reduce(runnable, op=dist.ReduceOp.MIN)
+        if runnable.item() < 1:
+            nan = torch.tensor(float("nan"), device=self.device)
+            return {"features": nan, "loss": nan}
         probability = sampling_probability(self.config.train.scheduled_sampling, self.state.step + 1)
         with self._autocast():
             inputs = mix_in_predictions(self.model, batch, probability) if probability > 0 else batch
@@ -315,6 +381,8 @@ class Trainer:
         grad_norm = torch.nn.utils.clip_grad_norm_(self.model.parameters(), self.config.train.grad_clip)
         if not (torch.isfinite(terms["loss"]) and torch.isfinite(grad_norm)):
             self.optimizer.zero_grad(set_to_none=True)
+            for buffer, saved in zip(self._norm_statistics(), self._statistics_before_step):
+                buffer.copy_(saved)
             self.scaler.update()
             self.state.nan_streak += 1
             self.state.nan_total += 1
@@ -341,8 +409,7 @@ class Trainer:
                   "lr": self.scheduler.get_last_lr()[0], "frames_per_s": round(fps, 1), "r": r,
                   "sampling_probability": round(sampling_probability(self.config.train.scheduled_sampling, step), 4),
                   "nan_steps": self.state.nan_total}
-        with open(self.exp_dir / "metrics.jsonl", "a") as fh:
-            fh.write(json.dumps(record) + "\n")
+        self.folder.log(record)
         for key, value in record.items():
             if key != "step":
                 self.writer.add_scalar(f"train/{key}", value, step)
@@ -365,13 +432,11 @@ class Trainer:
         if self.is_main:
             step = self.state.step
             log.info("validation at step %d: %s", step, ", ".join(f"{k} {v:.4f}" for k, v in metrics.items()))
-            with open(self.exp_dir / "metrics.jsonl", "a") as fh:
-                fh.write(json.dumps({"step": step, "split": "val", **{k: round(v, 6) for k, v in metrics.items()}})
-                         + "\n")
+            self.folder.log({"step": step, "split": "val", **{k: round(v, 6) for k, v in metrics.items()}})
             for key, value in metrics.items():
                 self.writer.add_scalar(f"val/{key}", value, step)
             if metrics["loss"] < self.state.best_val_loss:
                 self.state.best_val_loss = metrics["loss"]
-                self._save(self.checkpoints.best, with_training_state=False)
+                self._save(self.folder.best, with_training_state=False)
             self.renderer(self.model, examples, step, metrics["loss"])
         return metrics["loss"]

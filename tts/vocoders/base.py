@@ -11,6 +11,8 @@ from tts.errors import TTSError
 
 #: audio settings that change what a log-mel frame means; a vocoder only fits mels made with the same
 MEL_FIELDS = ("sample_rate", "n_fft", "hop_length", "win_length", "n_mels", "fmin", "fmax", "log_floor")
+#: a natural-log mel magnitude above this (e^12 ≈ 160,000 on a [-1, 1] waveform scale) is not one
+MAX_LOG_MEL = 12.0
 
 
 class Vocoder(nn.Module):
@@ -41,6 +43,9 @@ class Vocoder(nn.Module):
             raise TTSError("the mel is empty (0 frames): nothing to vocode")
         if not bool(torch.isfinite(mel).all()):
             raise TTSError("the mel holds NaN or infinite values: refusing to vocode it")
+        if float(mel.max()) > MAX_LOG_MEL:
+            raise TTSError(f"the mel's largest value is {float(mel.max()):.3g}, far above any natural-log mel "
+                           f"(at most {MAX_LOG_MEL:g}): is it a linear or dB spectrogram?")
 
     def frames_to_samples(self, frames: torch.Tensor) -> torch.Tensor:
         return (frames - 1).clamp(min=0) * self.audio.hop_length
