@@ -201,3 +201,31 @@ def test_metadata_that_is_not_utf8_is_a_clear_error(tmp_path):
     (tmp_path / "metadata.csv").write_bytes("A|one.|one.\nB|caf\xe9.|caf\xe9.\n".encode("latin-1"))
     with pytest.raises(TTSError, match=r"metadata.csv:2: not UTF-8 text .*convert the file to UTF-8"):
         read_metadata(tmp_path)
+
+
+def test_random_sampler_drops_the_last_batch_and_splits_ranks():
+    from tts.data import RandomBatchSampler
+
+    sampler = RandomBatchSampler(130, 64, seed=3)
+    batches = list(sampler)
+    assert [len(b) for b in batches] == [64, 64] and len(set(batches[0]) | set(batches[1])) == 128  # 2 left out
+    assert list(sampler) == batches
+    sampler.set_epoch(1)
+    assert list(sampler) != batches
+    sampler.set_epoch(1, skip=1)
+    assert len(sampler) == 1
+    assert [len(b) for b in RandomBatchSampler(130, 64, shuffle=False)] == [64, 64, 2]  # validation keeps all
+    ranks = [list(RandomBatchSampler(300, 64, seed=3, rank=r, world_size=2)) for r in (0, 1)]
+    assert len(ranks[0]) == len(ranks[1]) == 2 and not {i for b in ranks[0] for i in b} & {i for b in ranks[1] for i in b}
+    with pytest.raises(TTSError, match="cannot fill one batch"):
+        RandomBatchSampler(10, 64)
+
+
+def test_zero_padding_for_nvidias_recipe(tiny_corpus):
+    config = config_from_dict(tiny_config_dict())
+    ds = FeatureDataset(feature_dir(tiny_corpus, config.audio, config.text), tiny_corpus, "train")
+    batch = ds.collate(1, "zeros")([ds[0], ds[1]])
+    i = int(batch.mel_lengths.argmin())
+    short = int(batch.mel_lengths[i])
+    silence = ds.collate(1)([ds[0], ds[1]])
+    assert bool((batch.mels[i, :, short:] == 0).all()) and bool((silence.mels[i, :, short:] < -11).all())

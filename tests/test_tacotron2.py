@@ -141,3 +141,41 @@ def test_overfits_two_utterances_with_a_diagonal_alignment(tiny_corpus):
         report = attention_report(out.alignments[i, :steps, : int(batch.text_lengths[i])].detach().numpy())
         assert report.diagonal_correlation > 0.9, report.summary()
         assert report.monotonicity > 0.9 and report.focus_rate > 0.35, report.summary()
+
+
+def test_nvidia_reduction_averages_over_the_padded_batch():
+    """loss.reduction=padded is NVIDIA's Tacotron2Loss: nn.MSELoss over the whole padded tensor with
+    predictions past each length set to 0, nn.BCEWithLogitsLoss over every step with the padded
+    logits set to 1000."""
+    target = torch.zeros(2, 1, 4)
+    target[0, 0, :3] = 1.0                                     # item 0: 3 real frames; item 1: 2
+    prediction = torch.full((2, 1, 4), 3.0)
+    lengths = torch.tensor([3, 2])
+    # errors on real frames: item 0 (3-1)^2 x3 = 12, item 1 (3-0)^2 x2 = 18; padding counts as 0 error
+    assert masked_mel_loss(prediction, target, lengths, reduction="padded").item() == pytest.approx(30 / 8)
+    assert masked_mel_loss(prediction, target, lengths).item() == pytest.approx(30 / 5)
+    logits = torch.tensor([[0.0, 0.0, 0.0, -50.0], [0.0, 0.0, -50.0, -50.0]])
+    frames = torch.tensor([[0, 0, 1, 1], [0, 1, 1, 1.0]])
+    # 5 real steps each with BCE(0, ·) = log 2; 3 padded steps: logit 1000, target 1 → 0; mean over 8
+    assert stop_token_loss(logits, frames, lengths, 1.0, "padded").item() == pytest.approx(5 * math.log(2) / 8)
+    assert stop_token_loss(logits, frames, lengths, 1.0).item() == pytest.approx(math.log(2))
+
+
+def test_unmasked_padding_and_xavier_initialization():
+    config = small_config(mask_padding=False, initialization="xavier", prenet_bias=False)
+    model = Tacotron2(config, n_symbols=130).train()
+    assert model.encoder.embedding.padding_idx is None and model.decoder.prenet.layers[0].bias is None
+    bound = math.sqrt(3.0) * math.sqrt(2.0 / (130 + 64))
+    embedding = model.encoder.embedding.weight
+    assert float(embedding.abs().max()) <= bound and float(embedding[0].abs().sum()) > 0  # the pad row is trained
+    conv = model.encoder.convs[0].conv.weight  # Xavier-uniform with the ReLU gain: bound √2·√(6 / (fan_in + fan_out))
+    fan_in, fan_out = conv.shape[1] * conv.shape[2], conv.shape[0] * conv.shape[2]
+    assert float(conv.abs().max()) <= math.sqrt(2) * math.sqrt(6 / (fan_in + fan_out)) + 1e-6
+    batch = random_batch(2)
+    with torch.no_grad():
+        torch.manual_seed(0)
+        model.eval()
+        short = model(batch).mel_after[2, :, :7]
+        batch.ids[2, 3:] = 5  # what stands in the padding of item 2 now reaches its real frames
+        changed = model(batch).mel_after[2, :, :7]
+    assert not torch.allclose(short, changed)  # unlike the masked default (test_batched_inference_equals_single_items)

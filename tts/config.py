@@ -103,8 +103,17 @@ class TextConfig:
 
 @dataclass
 class DataConfig:
-    """Batching and filtering of cached features."""
+    """Batching and filtering of cached features.
 
+    ``sampler``: ``length_buckets`` makes batches of similar length within ``max_frames_per_batch``
+    (at most ``max_batch_size`` items); ``random`` draws ``batch_size`` utterances at random and
+    drops the last incomplete batch (NVIDIA/tacotron2's). Padded mel frames hold silence
+    (``audio.silence``) or, with ``pad_mels_with: zeros``, zeros.
+    """
+
+    sampler: Literal["length_buckets", "random"] = "length_buckets"
+    batch_size: int = bounded(64, 1)
+    pad_mels_with: Literal["silence", "zeros"] = "silence"
     max_frames_per_batch: int = bounded(8000, 1)
     max_batch_size: int = bounded(64, 1)
     max_mel_frames: int = bounded(1000, 1)
@@ -152,6 +161,10 @@ class Tacotron2Config:
 
     ``max_reduction_factor`` (0 = ``reduction_factor``) sizes the frame projection so gradual
     training can switch r up to that value without changing any parameter shape.
+    ``mask_padding`` zeroes padded positions after every encoder and postnet layer and keeps the
+    padding symbol's embedding at zero, so an item's output does not depend on its batch; off, the
+    layers run over the padding as NVIDIA/tacotron2's do. ``initialization``: PyTorch's defaults,
+    or NVIDIA's (Xavier-uniform with per-layer gains, uniform embeddings).
     """
 
     embedding_dim: int = bounded(512, 1)
@@ -163,6 +176,7 @@ class Tacotron2Config:
     prenet_dims: list[int] = field(default_factory=lambda: [256, 256], metadata={"range": (1, None, False, False)})
     prenet_dropout: float = bounded(0.5, 0.0, 1.0, high_open=True)
     prenet_dropout_at_inference: bool = False
+    prenet_bias: bool = True
     attention_rnn_dim: int = bounded(1024, 1)
     decoder_rnn_dim: int = bounded(1024, 1)
     rnn_dropout: float = bounded(0.1, 0.0, 1.0, high_open=True)
@@ -173,6 +187,8 @@ class Tacotron2Config:
     postnet_channels: int = bounded(512, 1)
     postnet_kernel_size: int = bounded(5, 1)
     postnet_dropout: float = bounded(0.5, 0.0, 1.0, high_open=True)
+    mask_padding: bool = True
+    initialization: Literal["pytorch", "xavier"] = "pytorch"
     attention: AttentionConfig = field(default_factory=AttentionConfig)
 
 
@@ -241,9 +257,12 @@ class GuidedAttentionConfig:
 
 @dataclass
 class LossConfig:
-    """Mel reconstruction, stop token and guided attention terms."""
+    """Mel reconstruction, stop token and guided attention terms. ``reduction``: means over each
+    item's real frames and steps, or (``padded``, NVIDIA/tacotron2's) over the whole padded batch
+    with predictions past each length set to 0 (mels) and 1000 (stop logits)."""
 
     mel_loss: Literal["mse", "l1"] = "mse"
+    reduction: Literal["real_frames", "padded"] = "real_frames"
     stop_pos_weight: float = bounded(5.0, 0.0, low_open=True)
     stop_weight: float = bounded(1.0, 0.0)
     guided_attention: GuidedAttentionConfig = field(default_factory=GuidedAttentionConfig)

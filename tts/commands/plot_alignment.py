@@ -48,7 +48,7 @@ def teacher_forced(loaded: checkpoint.LoadedModel, data_root: str | Path, uttera
         raise TTSError(f"utterance {utterance} is not in the '{split}' split with features "
                        f"(first ones: {', '.join(list(index)[:3])})")
     r = model.reduction_factor
-    batch = dataset.collate(r)([dataset[index[utterance]]])
+    batch = dataset.collate(r, config.data.pad_mels_with)([dataset[index[utterance]]])
     with torch.no_grad():
         output = model(batch)
     n_frames, n_text = int(batch.mel_lengths[0]), int(batch.text_lengths[0])

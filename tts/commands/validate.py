@@ -15,7 +15,7 @@ from pathlib import Path
 import torch
 
 from tts.checkpoint import LoadedModel
-from tts.data import FeatureDataset, bucketed_loader, feature_dir, read_metadata, require_corpus
+from tts.data import FeatureDataset, batch_loader, feature_dir, read_metadata, require_corpus
 from tts.errors import TTSError
 from tts.metrics import ErrorCounts, Recognizer, error_counts
 from tts.text import Tokenizer
@@ -38,8 +38,8 @@ def validate_checkpoint(loaded: LoadedModel, data_root: str | Path, split: str =
         raise TTSError(f"--limit must be at least 1, got {limit}")
     dataset = FeatureDataset(feature_dir(root, config.audio, config.text), root, split, limit)
     data = dataclasses.replace(config.data, num_workers=0)  # a one-off pass: worker start-up costs more than it saves
-    loader = bucketed_loader(dataset, data, model.reduction_factor, config.data.max_frames_per_batch,
-                             config.train.seed, shuffle=False)
+    loader = batch_loader(dataset, data, model.reduction_factor, config.data.max_frames_per_batch,
+                          config.train.seed, shuffle=False)
     batches = tqdm(loader, desc="validate", unit="batch", disable=not progress)
     n_examples = 0  # the batches the recognizer needs, no more
     if asr_utterances > 0:

@@ -83,9 +83,10 @@ class FeatureDataset(Dataset):
     def frame_lengths(self) -> list[int]:
         return [e["n_frames"] for e in self.entries]
 
-    def collate(self, reduction_factor: int) -> "Collate":
-        """The :class:`Collate` for this dataset's items at reduction factor r."""
-        return Collate(reduction_factor, self.pad_value)
+    def collate(self, reduction_factor: int, pad_mels_with: str = "silence") -> "Collate":
+        """The :class:`Collate` for this dataset's items at reduction factor r, padding mels with
+        silence (the cache's ``log(log_floor)``) or zeros."""
+        return Collate(reduction_factor, self.pad_value if pad_mels_with == "silence" else 0.0)
 
     def __getitem__(self, index: int) -> tuple[str, torch.Tensor, torch.Tensor]:
         uid = self.entries[index]["id"]
@@ -177,12 +178,49 @@ class LengthBucketBatchSampler(Sampler[list[int]]):
         return max(len(self._batches()) - self.skip, 0)
 
 
-def bucketed_loader(dataset: FeatureDataset, data: DataConfig, r: int, max_frames: int, seed: int,
-                    shuffle: bool, rank: int = 0, world_size: int = 1) -> DataLoader:
-    """Loader of :class:`Batch` es from a :class:`LengthBucketBatchSampler`; without ``shuffle``
-    the batches are a fixed function of the split (validation figures are comparable across runs)."""
-    sampler = LengthBucketBatchSampler(
-        dataset.frame_lengths, max_frames, data.max_batch_size, seed=seed, shuffle=shuffle,
-        bucket_size=data.max_batch_size * data.bucket_size_multiplier, rank=rank, world_size=world_size)
-    return DataLoader(dataset, batch_sampler=sampler, collate_fn=dataset.collate(r), num_workers=data.num_workers,
-                      generator=torch.Generator().manual_seed(seed))
+class RandomBatchSampler(Sampler[list[int]]):
+    """``batch_size`` items at a time in a random order drawn from ``seed + epoch``; the last
+    incomplete batch is dropped. ``world_size`` / ``rank`` and ``skip`` as in
+    :class:`LengthBucketBatchSampler`."""
+
+    def __init__(self, n_items: int, batch_size: int, seed: int = 0, shuffle: bool = True, rank: int = 0,
+                 world_size: int = 1):
+        if n_items < batch_size * world_size and shuffle:
+            raise TTSError(f"{n_items} utterances cannot fill one batch of data.batch_size={batch_size} per process")
+        self.n_items, self.batch_size, self.seed, self.shuffle = n_items, batch_size, seed, shuffle
+        self.rank, self.world_size = rank, world_size
+        self.epoch = 0
+        self.skip = 0
+
+    def set_epoch(self, epoch: int, skip: int = 0) -> None:
+        self.epoch, self.skip = epoch, skip
+
+    def _batches(self) -> list[list[int]]:
+        order = list(range(self.n_items))
+        if self.shuffle:
+            random.Random(self.seed + self.epoch).shuffle(order)
+        batches = [order[i:i + self.batch_size] for i in range(0, len(order), self.batch_size)]
+        if self.shuffle and len(batches[-1]) < self.batch_size:
+            batches.pop()  # drop_last, as NVIDIA/tacotron2 trains
+        per_rank = len(batches) // self.world_size if self.world_size > 1 else len(batches)
+        return batches[self.rank::self.world_size][:per_rank]
+
+    def __iter__(self) -> Iterator[list[int]]:
+        yield from self._batches()[self.skip:]
+
+    def __len__(self) -> int:
+        return max(len(self._batches()) - self.skip, 0)
+
+
+def batch_loader(dataset: FeatureDataset, data: DataConfig, r: int, max_frames: int, seed: int, shuffle: bool,
+                 rank: int = 0, world_size: int = 1) -> DataLoader:
+    """Loader of :class:`Batch` es from the sampler ``data.sampler`` names; without ``shuffle`` the
+    batches are a fixed function of the split (validation figures are comparable across runs)."""
+    if data.sampler == "random":
+        sampler: Sampler = RandomBatchSampler(len(dataset), data.batch_size, seed, shuffle, rank, world_size)
+    else:
+        sampler = LengthBucketBatchSampler(
+            dataset.frame_lengths, max_frames, data.max_batch_size, seed=seed, shuffle=shuffle,
+            bucket_size=data.max_batch_size * data.bucket_size_multiplier, rank=rank, world_size=world_size)
+    return DataLoader(dataset, batch_sampler=sampler, collate_fn=dataset.collate(r, data.pad_mels_with),
+                      num_workers=data.num_workers, generator=torch.Generator().manual_seed(seed))

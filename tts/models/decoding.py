@@ -39,7 +39,8 @@ class AutoregressiveTTS(nn.Module):
 
     mel_head: nn.Module    # decoder hidden (…, D) → max_r · n_mels frames
     stop_head: nn.Module   # decoder hidden (…, D) → 1 stop logit
-    postnet: nn.Module     # (mel (B, n_mels, T_mel), mask (B, T_mel)) → residual
+    postnet: nn.Module     # (mel (B, n_mels, T_mel), mask (B, T_mel) | None) → residual
+    mask_padding = True    # False: the postnet runs over padded frames too (as NVIDIA/tacotron2)
 
     def __init__(self, n_symbols: int, audio: AudioConfig | None, reduction_factor: int, max_reduction_factor: int,
                  go_frame: str = "zeros"):
@@ -116,8 +117,10 @@ class AutoregressiveTTS(nn.Module):
         return self.frames(hidden).reshape(batch, steps * self.r, self.n_mels).transpose(1, 2)
 
     def refine(self, mel_before: torch.Tensor, mel_lengths: torch.Tensor) -> torch.Tensor:
-        """``mel_before + postnet(mel_before)`` ``(B, n_mels, T_mel)``; frames past each length are ignored."""
-        return mel_before + self.postnet(mel_before, sequence_mask(mel_lengths, mel_before.shape[2]))
+        """``mel_before + postnet(mel_before)`` ``(B, n_mels, T_mel)``; frames past each length are
+        ignored (unless ``mask_padding`` is off)."""
+        mask = sequence_mask(mel_lengths, mel_before.shape[2]) if self.mask_padding else None
+        return mel_before + self.postnet(mel_before, mask)
 
     @torch.no_grad()
     def inference(self, ids: torch.Tensor, lengths: torch.Tensor | None = None,

@@ -31,17 +31,20 @@ class ConvBlock(nn.Module):
         self.activation = {"relu": nn.ReLU(), "tanh": nn.Tanh(), "none": nn.Identity()}[activation]
         self.dropout = nn.Dropout(dropout)
 
-    def forward(self, x: torch.Tensor, mask: torch.Tensor) -> torch.Tensor:
-        """x ``(B, C_in, T)``, mask ``(B, T)`` → ``(B, C_out, T)``."""
-        return self.dropout(self.activation(self.norm(self.conv(x)))) * mask.unsqueeze(1)
+    def forward(self, x: torch.Tensor, mask: torch.Tensor | None) -> torch.Tensor:
+        """x ``(B, C_in, T)``, mask ``(B, T)`` (None: padded steps are computed like real ones) →
+        ``(B, C_out, T)``."""
+        y = self.dropout(self.activation(self.norm(self.conv(x))))
+        return y if mask is None else y * mask.unsqueeze(1)
 
 
 class Prenet(nn.Module):
     """Fully connected ReLU layers with dropout that stays on in training and, when asked, at inference."""
 
-    def __init__(self, in_dim: int, dims: list[int], dropout: float, dropout_at_inference: bool = False):
+    def __init__(self, in_dim: int, dims: list[int], dropout: float, dropout_at_inference: bool = False,
+                 bias: bool = True):
         super().__init__()
-        self.layers = nn.ModuleList(nn.Linear(a, b) for a, b in zip([in_dim] + dims[:-1], dims))
+        self.layers = nn.ModuleList(nn.Linear(a, b, bias=bias) for a, b in zip([in_dim] + dims[:-1], dims))
         self.dropout = dropout
         self.dropout_at_inference = dropout_at_inference
 
@@ -63,8 +66,9 @@ class Postnet(nn.Module):
             ConvBlock(a, b, kernel_size, dropout, "tanh" if i < layers - 1 else "none")
             for i, (a, b) in enumerate(zip(dims[:-1], dims[1:])))
 
-    def forward(self, mel: torch.Tensor, mask: torch.Tensor) -> torch.Tensor:
-        x = mel * mask.unsqueeze(1)
+    def forward(self, mel: torch.Tensor, mask: torch.Tensor | None) -> torch.Tensor:
+        """mel ``(B, n_mels, T)``; mask ``(B, T)``, or None to run over padded frames too."""
+        x = mel if mask is None else mel * mask.unsqueeze(1)
         for block in self.blocks:
             x = block(x, mask)
         return x

@@ -7,6 +7,8 @@ decoder LSTM → r mel frames + a stop logit; a postnet adds a residual to the w
 
 from __future__ import annotations
 
+import math
+
 import torch
 from torch import nn
 from torch.nn.utils.rnn import pack_padded_sequence, pad_packed_sequence
@@ -24,7 +26,8 @@ class Encoder(nn.Module):
 
     def __init__(self, n_symbols: int, c: Tacotron2Config):
         super().__init__()
-        self.embedding = nn.Embedding(n_symbols, c.embedding_dim, padding_idx=0)
+        self.mask_padding = c.mask_padding
+        self.embedding = nn.Embedding(n_symbols, c.embedding_dim, padding_idx=0 if c.mask_padding else None)
         dims = [c.embedding_dim] + [c.encoder_conv_channels] * c.encoder_conv_layers
         self.convs = nn.ModuleList(ConvBlock(a, b, c.encoder_kernel_size, c.encoder_dropout)
                                    for a, b in zip(dims[:-1], dims[1:]))
@@ -34,7 +37,7 @@ class Encoder(nn.Module):
         lengths = mask.sum(dim=1)
         x = self.embedding(ids).transpose(1, 2)
         for conv in self.convs:
-            x = conv(x, mask)
+            x = conv(x, mask if self.mask_padding else None)
         packed = pack_padded_sequence(x.transpose(1, 2), lengths.cpu(), batch_first=True, enforce_sorted=False)
         memory, _ = pad_packed_sequence(self.lstm(packed)[0], batch_first=True, total_length=ids.shape[1])
         return memory
@@ -46,7 +49,7 @@ class Decoder(nn.Module):
     def __init__(self, n_mels: int, c: Tacotron2Config, max_r: int):
         super().__init__()
         memory_dim = c.encoder_lstm_dim
-        self.prenet = Prenet(n_mels, c.prenet_dims, c.prenet_dropout, c.prenet_dropout_at_inference)
+        self.prenet = Prenet(n_mels, c.prenet_dims, c.prenet_dropout, c.prenet_dropout_at_inference, c.prenet_bias)
         self.attention_rnn = nn.LSTMCell(c.prenet_dims[-1] + memory_dim, c.attention_rnn_dim)
         self.attention = build_attention(c.attention, c.attention_rnn_dim, memory_dim)
         self.decoder_rnn = nn.LSTMCell(c.attention_rnn_dim + memory_dim, c.decoder_rnn_dim)
@@ -99,11 +102,35 @@ class Tacotron2(AutoregressiveTTS):
     def __init__(self, config: Tacotron2Config, n_symbols: int, audio: AudioConfig | None = None,
                  go_frame: str = "zeros"):
         super().__init__(n_symbols, audio, config.reduction_factor, config.max_reduction_factor, go_frame)
-        self.config = config
+        self.config, self.mask_padding = config, config.mask_padding
         self.encoder = Encoder(n_symbols, config)
         self.decoder = Decoder(self.n_mels, config, self.max_r)
         self.postnet = Postnet(self.n_mels, config.postnet_channels, config.postnet_kernel_size,
                                config.postnet_layers, config.postnet_dropout)
+        if config.initialization == "xavier":
+            self.xavier_initialization()
+
+    def xavier_initialization(self) -> None:
+        """NVIDIA/tacotron2's initialization: Xavier-uniform weights with the gain of the
+        non-linearity each layer feeds (biases, LSTMs and BatchNorm keep PyTorch's), and embeddings
+        uniform in ±√3·√(2 / (n_symbols + dim))."""
+        gain = nn.init.calculate_gain
+        attention = self.decoder.attention
+        roles = [(conv.conv, "relu") for conv in self.encoder.convs]
+        roles += [(block.conv, "tanh") for block in self.postnet.blocks[:-1]] + [(self.postnet.blocks[-1].conv, "linear")]
+        roles += [(layer, "linear") for layer in self.decoder.prenet.layers]
+        roles += [(self.decoder.mel_proj, "linear"), (self.decoder.stop_proj, "sigmoid")]
+        for name, role in (("query_layer", "tanh"), ("memory_layer", "tanh"), ("v", "linear")):
+            if isinstance(getattr(attention, name, None), nn.Linear):
+                roles.append((getattr(attention, name), role))
+        if hasattr(attention, "location_layer"):
+            roles += [(attention.location_layer.conv, "linear"), (attention.location_layer.dense, "tanh")]
+        with torch.no_grad():
+            for module, role in roles:
+                nn.init.xavier_uniform_(module.weight, gain=gain(role))
+            embedding = self.encoder.embedding.weight
+            bound = math.sqrt(3.0) * math.sqrt(2.0 / (embedding.shape[0] + embedding.shape[1]))
+            embedding.uniform_(-bound, bound)
 
     @property
     def attention_name(self) -> str:

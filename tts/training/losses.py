@@ -11,25 +11,34 @@ from tts.models.layers import decoder_steps, sequence_mask
 from tts.models.outputs import ModelOutput
 
 
-def masked_mel_loss(prediction: torch.Tensor, target: torch.Tensor, lengths: torch.Tensor, kind: str = "mse") -> torch.Tensor:
-    """Mean over real frames and mel bins. prediction/target ``(B, n_mels, T_mel)``, lengths ``(B,)``."""
-    mask = sequence_mask(lengths, target.shape[2]).unsqueeze(1).to(prediction.dtype)
+def masked_mel_loss(prediction: torch.Tensor, target: torch.Tensor, lengths: torch.Tensor, kind: str = "mse",
+                    reduction: str = "real_frames") -> torch.Tensor:
+    """prediction/target ``(B, n_mels, T_mel)``, lengths ``(B,)``. ``real_frames``: the mean over
+    real frames and mel bins; ``padded`` (NVIDIA/tacotron2): predictions past each length set to 0,
+    then the mean over the whole padded tensor."""
+    mask = sequence_mask(lengths, target.shape[2]).unsqueeze(1)
+    if reduction == "padded":
+        prediction = prediction.masked_fill(~mask, 0.0)
+        return F.mse_loss(prediction, target) if kind == "mse" else F.l1_loss(prediction, target)
+    mask = mask.to(prediction.dtype)
     error = (prediction - target) ** 2 if kind == "mse" else (prediction - target).abs()
     return (error * mask).sum() / (mask.sum() * target.shape[1])
 
 
 def stop_token_loss(logits: torch.Tensor, frame_targets: torch.Tensor, mel_lengths: torch.Tensor,
-                    pos_weight: float) -> torch.Tensor:
-    """BCE over decoder steps that contain real frames.
-
-    logits ``(B, T_steps)``; frame_targets ``(B, T_mel)`` with 1 from each item's last frame on;
-    step s covers frames ``[s·r, s·r + r)`` and is a stop step if it holds the last frame.
-    """
+                    pos_weight: float, reduction: str = "real_frames") -> torch.Tensor:
+    """Weighted BCE of the stop logits ``(B, T_steps)``; frame_targets ``(B, T_mel)`` are 1 from
+    each item's last frame on, and step s (frames ``[s·r, s·r + r)``) is a stop step if it holds
+    the last frame. ``real_frames``: the mean over steps with real frames; ``padded``
+    (NVIDIA/tacotron2): logits past each length set to 1000, the mean over every step."""
     r = frame_targets.shape[1] // logits.shape[1]
     targets = frame_targets[:, r - 1::r]
-    mask = sequence_mask(decoder_steps(mel_lengths, r), logits.shape[1]).to(logits.dtype)
+    mask = sequence_mask(decoder_steps(mel_lengths, r), logits.shape[1])
     weight = torch.tensor(pos_weight, device=logits.device, dtype=logits.dtype)
+    if reduction == "padded":
+        return F.binary_cross_entropy_with_logits(logits.masked_fill(~mask, 1e3), targets, pos_weight=weight)
     loss = F.binary_cross_entropy_with_logits(logits, targets, pos_weight=weight, reduction="none")
+    mask = mask.to(logits.dtype)
     return (loss * mask).sum() / mask.sum()
 
 
@@ -74,9 +83,10 @@ class TTSLoss(nn.Module):
     def forward(self, output: ModelOutput, batch, step: int = 0) -> dict[str, torch.Tensor]:
         c = self.config
         terms = {
-            "mel": masked_mel_loss(output.mel_before, batch.mels, batch.mel_lengths, c.mel_loss),
-            "mel_postnet": masked_mel_loss(output.mel_after, batch.mels, batch.mel_lengths, c.mel_loss),
-            "stop": stop_token_loss(output.stop_logits, batch.stop_targets, batch.mel_lengths, c.stop_pos_weight),
+            "mel": masked_mel_loss(output.mel_before, batch.mels, batch.mel_lengths, c.mel_loss, c.reduction),
+            "mel_postnet": masked_mel_loss(output.mel_after, batch.mels, batch.mel_lengths, c.mel_loss, c.reduction),
+            "stop": stop_token_loss(output.stop_logits, batch.stop_targets, batch.mel_lengths, c.stop_pos_weight,
+                                    c.reduction),
         }
         total = terms["mel"] + terms["mel_postnet"] + c.stop_weight * terms["stop"]
         scale = guided_attention_scale(c.guided_attention, step)

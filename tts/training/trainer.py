@@ -25,7 +25,7 @@ from torch.nn.parallel import DistributedDataParallel
 
 from tts import checkpoint
 from tts.config import ExperimentConfig, save_config
-from tts.data import FeatureDataset, bucketed_loader, feature_dir, read_manifest, require_corpus
+from tts.data import FeatureDataset, batch_loader, feature_dir, read_manifest, require_corpus
 from tts.errors import Interrupted, TTSError
 from tts.models import build_model
 from tts.text import SymbolInventory, Tokenizer
@@ -287,8 +287,8 @@ class Trainer:
         while self.state.step < cfg.max_steps:
             r, max_frames = self.r_at(self.state.step)
             self.model.set_reduction_factor(r)
-            loader = bucketed_loader(self.train_set, self.config.data, r, max_frames, cfg.seed, shuffle=True,
-                                     rank=self.rank, world_size=self.world_size)
+            loader = batch_loader(self.train_set, self.config.data, r, max_frames, cfg.seed, shuffle=True,
+                                  rank=self.rank, world_size=self.world_size)
             loader.batch_sampler.set_epoch(self.state.epoch, skip=self.state.batch_in_epoch)
             if self.state.batch_in_epoch == 0 and len(loader.batch_sampler) < cfg.grad_accum:
                 raise TTSError(f"an epoch holds {len(loader.batch_sampler)} batches per process, fewer than "
@@ -424,8 +424,8 @@ class Trainer:
         ``best.pt`` and the :class:`ValidationRenderer`'s plots and audio."""
         self.ddp_model.eval()
         r, _ = self.r_at(self.state.step)
-        loader = bucketed_loader(self.val_set, self.config.data, r, self.config.data.max_frames_per_batch,
-                                 self.config.train.seed, shuffle=False)
+        loader = batch_loader(self.val_set, self.config.data, r, self.config.data.max_frames_per_batch,
+                              self.config.train.seed, shuffle=False)
         metrics, examples = teacher_forced_metrics(self.model, self.criterion, loader, self.state.step, self.device,
                                                    self._autocast, self.config.train.n_val_audio,
                                                    self.tokenizer.ids_to_symbols)

@@ -65,7 +65,8 @@ def teacher_forced_metrics(model: torch.nn.Module, criterion: TTSLoss, batches: 
                 wrong = model(swapped).mel_before
             totals["mel_own_text"] = totals.get("mel_own_text", 0.0) + float(terms["mel"]) * n
             totals["mel_wrong_text"] = totals.get("mel_wrong_text", 0.0) + float(
-                masked_mel_loss(wrong, batch.mels, batch.mel_lengths, criterion.config.mel_loss)) * n
+                masked_mel_loss(wrong, batch.mels, batch.mel_lengths, criterion.config.mel_loss,
+                                criterion.config.reduction)) * n
         alignments = output.alignments.float().cpu().numpy()
         for i in range(n):
             steps, n_text = decoder_steps(int(batch.mel_lengths[i]), r), int(batch.text_lengths[i])
