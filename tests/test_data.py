@@ -1,4 +1,5 @@
 import json
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -120,23 +121,80 @@ def test_sampler_frame_budget_determinism_and_ranks():
         LengthBucketBatchSampler(lengths, max_frames=500)
 
 
-def test_ljspeech_recipe_parses_metadata_and_makes_nvidia_splits(tmp_path):
-    src = tmp_path / "LJSpeech-1.1"
-    (src / "wavs").mkdir(parents=True)
-    lines = [f'LJ{i // 1000:03d}-{i % 1000:04d}|Text "{i}" here; Mr. Smith.|Text "{i}" here; Mister Smith.'
-             for i in range(13100)]
-    (src / "metadata.csv").write_text("\n".join(lines) + "\n")
+def _nvidia_filelists() -> dict[str, tuple[str, str]]:
+    import gzip
+
+    with gzip.open(ROOT / "recipes/ljspeech/nvidia_filelists.tsv.gz", "rt", encoding="utf-8") as fh:
+        return {uid: (split, text) for uid, split, text in (line.rstrip("\n").split("\t", 2) for line in fh)}
+
+
+def _ljspeech_copy(folder: Path, ids: list[str], texts: dict) -> Path:
+    (folder / "wavs").mkdir(parents=True)
+    text = {uid: texts.get(uid, ("train", "An extra line."))[1] for uid in ids}
+    lines = [f'{uid}|Text "{text[uid][:20]}"; Mr. Smith.|{text[uid]}' for uid in ids]
+    (folder / "metadata.csv").write_text("\n".join(lines) + "\n")
+    return folder
+
+
+def test_ljspeech_recipe_uses_nvidias_split(tmp_path):
+    listed = _nvidia_filelists()
+    assert {s: sum(v[0] == s for v in listed.values()) for s in ("train", "val", "test")} == {
+        "train": 12500, "val": 100, "test": 500}
+    src = _ljspeech_copy(tmp_path / "LJSpeech-1.1", sorted(listed) + ["LJ999-0001"], listed)
     out = subprocess.run([sys.executable, str(ROOT / "recipes/ljspeech/prepare.py"), "--data-dir", str(src),
                           "--out", str(tmp_path / "lj")], capture_output=True, text=True)
     assert out.returncode == 0, out.stderr
-    sizes = {s: len(read_split(tmp_path / "lj", s)) for s in ("train", "val", "test")}
-    assert sizes == {"train": 12500, "val": 100, "test": 500}
-    assert (tmp_path / "lj" / "wavs").is_symlink()
-    assert read_metadata(tmp_path / "lj")[5].text == 'Text "5" here; Mr. Smith.'
-    first = read_split(tmp_path / "lj", "test")
-    subprocess.run([sys.executable, str(ROOT / "recipes/ljspeech/prepare.py"), "--data-dir", str(src),
-                    "--out", str(tmp_path / "lj2")], check=True, capture_output=True)
-    assert read_split(tmp_path / "lj2", "test") == first  # deterministic
+    assert "1 of 13101 ids are not in NVIDIA's filelists; they go to train" in out.stderr
+    for split in ("train", "val", "test"):
+        expected = sorted(uid for uid, (s, _) in listed.items() if s == split) + (["LJ999-0001"] if split == "train" else [])
+        assert sorted(read_split(tmp_path / "lj", split)) == expected, split
+    assert (tmp_path / "lj" / "wavs").is_symlink() and read_metadata(tmp_path / "lj")[5].text.endswith("; Mr. Smith.")
+
+
+def test_ljspeech_recipe_on_a_small_copy_and_bad_folders(tmp_path):
+    listed = _nvidia_filelists()
+    src = _ljspeech_copy(tmp_path / "small", sorted(listed)[:60], listed)
+    prepare = [sys.executable, str(ROOT / "recipes/ljspeech/prepare.py")]
+    out = subprocess.run(prepare + ["--data-dir", str(src), "--out", str(tmp_path / "a")], capture_output=True, text=True)
+    assert out.returncode == 0, out.stderr  # NVIDIA's split of those 60 ids (val and test may be empty: a warning)
+    assert sorted(read_split(tmp_path / "a", "train") + read_split(tmp_path / "a", "val")
+                  + read_split(tmp_path / "a", "test")) == sorted(listed)[:60]
+    out = subprocess.run(prepare + ["--data-dir", str(src), "--out", str(tmp_path / "b"), "--split", "random"],
+                         capture_output=True, text=True)
+    assert out.returncode == 0 and {s: len(read_split(tmp_path / "b", s)) for s in ("train", "val", "test")} == {
+        "train": 57, "val": 1, "test": 2}  # held-out sizes scale with the corpus
+    (tmp_path / "nowavs").mkdir()
+    (tmp_path / "nowavs" / "metadata.csv").write_text("LJ001-0001|a|a\n")
+    for folder, message in ((tmp_path / "nowhere", "is not a folder"), (tmp_path / "nowavs", "has no wavs/ folder"),
+                            (tmp_path, "has no metadata.csv")):
+        out = subprocess.run(prepare + ["--data-dir", str(folder), "--out", str(tmp_path / "c")], capture_output=True,
+                             text=True)
+        assert out.returncode == 2 and message in out.stderr and out.stderr.count("\n") == 1
+
+
+@pytest.mark.skipif(subprocess.run(["which", "flite"], capture_output=True).returncode != 0,
+                    reason="flite not installed (make system-deps)")
+def test_ljspeech_run_sh_on_a_stand_in_with_a_relative_data_dir_and_overrides(tmp_path):
+    """The stand-in speaks LJSpeech's own texts with their ids; run.sh takes it by a path relative
+    to the caller, uses NVIDIA's split, and hands the overrides to the features stage."""
+    standin = tmp_path / "standin"
+    out = subprocess.run([sys.executable, str(ROOT / "recipes/synthetic/prepare.py"), "--texts", "ljspeech", "--out",
+                          str(standin), "--size", "6", "--engine", "flite", "--jobs", "2"], capture_output=True, text=True)
+    assert out.returncode == 0, out.stderr
+    listed = _nvidia_filelists()
+    utts = read_metadata(standin)
+    assert len(utts) == 6 and all(u.id in listed and u.text == listed[u.id][1] for u in utts)
+    assert sf.info(standin / "wavs" / f"{utts[0].id}.wav").samplerate == 22050
+    data = tmp_path / "prepared"
+    run = subprocess.run(["bash", str(ROOT / "egs/ljspeech/run.sh"), "--stop-stage", "2", "--data-dir", "standin",
+                          "--data", str(data), "--jobs", "1", "--", "text.mode=char", "text.add_eos=false"],
+                         capture_output=True, text=True, cwd=tmp_path, env={**os.environ, "PY": sys.executable,
+                                                                            "TTS": f"{sys.executable} -m tts.cli"})
+    assert run.returncode == 0, run.stderr[-2000:]
+    for split in ("val", "test"):
+        assert read_split(data, split) == [u.id for u in utts if listed[u.id][0] == split]
+    (settings,) = [json.loads(p.read_text()) for p in (data / "features").glob("*/settings.json")]
+    assert settings["text"] == {"mode": "char", "add_eos": False}
 
 
 @pytest.mark.skipif(subprocess.run(["which", "flite"], capture_output=True).returncode != 0,

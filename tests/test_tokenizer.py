@@ -1,4 +1,5 @@
 import logging
+import re
 import subprocess
 import sys
 
@@ -134,3 +135,51 @@ def test_escapes_long_words_and_vowelless_words_are_handled_with_warnings(tok, c
     assert "dropping 1 word(s) longer than 45 letters" in caplog.text
     assert tok.encode_verbose("xkcd").symbols == ["EH1", "K", "S", "K", "EY1", "S", "IY1", "D", "IY1"]
     assert "spelling 'xkcd' letter by letter" in caplog.text
+
+
+def test_heteronyms_are_read_by_their_part_of_speech():
+    """At least 90 % of the heteronym sentences (tests/data/heteronyms.tsv) get the right reading;
+    g2p-en's own table alone got past-tense "read", verb "object" and "lead"/"live"/"wind"/"tear" wrong."""
+    from pathlib import Path
+
+    from tts.text.g2p import WORD_RE, get_g2p
+
+    rows = [line.split("\t") for line in (Path(__file__).parent / "data" / "heteronyms.tsv").read_text().splitlines()
+            if line.strip() and not line.startswith("#")]
+    assert len(rows) >= 40
+    misses = []
+    for sentence, word, expected in rows:
+        tokens = [m.group(0) for m in re.finditer(rf"{WORD_RE.pattern}|\S", sentence)]
+        got = " ".join(get_g2p()(tokens)[[t.lower() for t in tokens].index(word)])
+        if got != expected:
+            misses.append(f"{sentence} ({word}: {got}, not {expected})")
+    assert len(misses) <= 0.1 * len(rows), misses
+
+
+def test_a_sample_of_ljspeech_transcripts_loses_no_character(tok, caplog):
+    import gzip
+    from pathlib import Path
+
+    path = Path(__file__).resolve().parents[1] / "recipes" / "ljspeech" / "nvidia_filelists.tsv.gz"
+    with gzip.open(path, "rt", encoding="utf-8") as fh:
+        texts = [line.rstrip("\n").split("\t")[2] for line in fh][::218]  # 61 of the 13,100
+    with caplog.at_level(logging.WARNING):
+        encoded = [tok.encode_verbose(text) for text in texts]
+    assert len(encoded) == 61 and "dropping characters" not in caplog.text
+    assert not any(ch.isdigit() for e in encoded for ch in e.normalized)
+
+
+def test_a_user_lexicon_comes_before_the_dictionary(tmp_path):
+    from tts.config import TextConfig
+    from tts.errors import TTSError
+
+    lexicon = tmp_path / "lexicon.txt"
+    lexicon.write_text("# house words\ntomato  T AH0 M AA1 T OW0\nNguyen W IH1 N  # family name\n")
+    tokenizer = Tokenizer.for_config(TextConfig(lexicon=str(lexicon)))
+    assert tokenizer.encode_verbose("A tomato for Nguyen.").symbols == [
+        "AH0", " ", "T", "AH0", "M", "AA1", "T", "OW0", " ", "F", "AO1", "R", " ", "W", "IH1", "N", "."]
+    assert Tokenizer().encode_verbose("tomato").symbols != ["T", "AH0", "M", "AA1", "T", "OW0"]
+    assert tokenizer.encode_verbose("{T AH0 M EY1 T OW0}").symbols == ["T", "AH0", "M", "EY1", "T", "OW0"]  # escapes win
+    lexicon.write_text("tomato T AH0 M XX T OW0\n")
+    with pytest.raises(TTSError, match=r"lexicon.txt:1: expected 'WORD PH ON EMES' .*unknown: XX"):
+        Tokenizer.for_config(TextConfig(lexicon=str(lexicon)))

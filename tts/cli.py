@@ -29,9 +29,10 @@ def _wav_output(path: str) -> Path:
 
 
 def _cmd_g2p(args: argparse.Namespace) -> None:
+    from tts.config import TextConfig
     from tts.text import Tokenizer
 
-    tokenizer = Tokenizer(mode=args.mode)
+    tokenizer = Tokenizer.for_config(TextConfig(mode=args.mode, lexicon=args.lexicon or ""))
     result = tokenizer.encode_verbose(args.text)
     print(f"normalized: {result.normalized}")
     print(f"symbols:    {tokenizer.decode(result.ids)}")
@@ -97,6 +98,8 @@ def _cmd_bench(args: argparse.Namespace) -> None:
                                          wav_path=args.wav)
     elif args.name == "model":
         result = bench.bench_model(threads=args.threads, config_path=args.config)
+    elif args.name == "frontend":
+        result = bench.bench_frontend(args.text_file)
     else:
         result = bench.bench_attention(kinds=args.kinds, max_steps=args.max_steps, threads=args.threads,
                                        guided=not args.no_guided)
@@ -161,12 +164,31 @@ def _pair(value: str | None, option: str) -> list[int] | None:
 
 
 def _inference_overrides(args: argparse.Namespace) -> dict:
-    """The inference flags the user gave (the checkpoint's settings apply to the others)."""
-    given = {"stop_threshold": args.stop_threshold, "max_decoder_steps": args.max_steps,
+    """The inference settings the user gave, as flags or as ``inference.KEY=VALUE`` (the
+    checkpoint's settings apply to the others)."""
+    from tts.config import apply_overrides
+
+    given = {}
+    for item in getattr(args, "settings", None) or []:
+        if not item.startswith("inference."):
+            raise TTSError(f"'{item}': only inference.* settings can change after training (e.g. "
+                           f"inference.max_decoder_steps=1000)")
+        given.update(apply_overrides({}, [item])["inference"])
+    flags = {"stop_threshold": args.stop_threshold, "max_decoder_steps": args.max_steps,
              "max_frames_per_token": args.max_frames_per_token,
              "attention_window": _pair(args.attention_window, "--attention-window"),
              "griffin_lim_iters": args.gl_iters, "batch_size": getattr(args, "batch_size", None)}
-    return {key: value for key, value in given.items() if value is not None}
+    given.update({key: value for key, value in flags.items() if value is not None})
+    return given
+
+
+def _device(args: argparse.Namespace) -> str:
+    """``--device``, or the GPU when there is one (the CPU for --int8)."""
+    import torch
+
+    if args.device:
+        return args.device
+    return "cuda" if torch.cuda.is_available() and not getattr(args, "int8", False) else "cpu"
 
 
 def _synthesizer(args: argparse.Namespace):
@@ -175,7 +197,8 @@ def _synthesizer(args: argparse.Namespace):
     from tts.synthesis import Synthesizer
 
     overrides = _inference_overrides(args)
-    synthesizer = Synthesizer.from_checkpoint(args.checkpoint, device=args.device, int8=args.int8)
+    synthesizer = Synthesizer.from_checkpoint(args.checkpoint, device=_device(args), int8=args.int8,
+                                              lexicon=args.lexicon)
     with_overrides(synthesizer.settings, "inference", **overrides)  # bad values fail before any work
     return synthesizer, overrides
 
@@ -215,8 +238,11 @@ def _add_inference_options(p: argparse.ArgumentParser) -> None:
     p.add_argument("--max-frames-per-token", type=float, help="step limit relative to text length")
     p.add_argument("--attention-window", help="BACK,AHEAD: keep attention near the previous peak")
     p.add_argument("--gl-iters", type=int, help="Griffin-Lim iterations")
-    p.add_argument("--device", default="cpu")
+    p.add_argument("--device", help="cpu, cuda, cuda:1 ... (default: cuda when available)")
     p.add_argument("--int8", action="store_true", help="int8 weights for faster CPU inference")
+    p.add_argument("--lexicon", help="pronunciation lexicon (WORD PH ON EMES per line), before the dictionary")
+    p.add_argument("settings", nargs="*", metavar="inference.KEY=VALUE",
+                   help="inference settings, e.g. inference.stop_after_last_token=true")
 
 
 def _add_split_options(p: argparse.ArgumentParser, split: str, data_help: str, data_required: bool = True) -> None:
@@ -253,8 +279,9 @@ def _cmd_validate(args: argparse.Namespace) -> None:
     from tts import checkpoint
     from tts.commands.validate import validate_checkpoint
 
-    loaded = checkpoint.load(args.checkpoint, args.device)
-    print(json.dumps(validate_checkpoint(loaded, args.data, args.split, args.limit, args.asr, device=args.device),
+    device = _device(args)
+    loaded = checkpoint.load(args.checkpoint, device)
+    print(json.dumps(validate_checkpoint(loaded, args.data, args.split, args.limit, args.asr, device=device),
                      indent=1))
 
 
@@ -262,7 +289,7 @@ def _cmd_plot_alignment(args: argparse.Namespace) -> None:
     from tts.commands.plot_alignment import plot_alignments
 
     out = plot_alignments(args.checkpoint, args.out, text=args.text, data_root=args.data, utterance=args.utterance,
-                          device=args.device, int8=args.int8, head=_pair(args.head, "--head"),
+                          device=_device(args), int8=args.int8, head=_pair(args.head, "--head"),
                           all_heads=args.all_heads, **_inference_overrides(args))
     print(f"wrote {out}")
 
@@ -303,6 +330,7 @@ def build_parser() -> argparse.ArgumentParser:
     p = sub.add_parser("g2p", help="print normalized text, phonemes and ids")
     p.add_argument("text")
     p.add_argument("--mode", default="phoneme", choices=["phoneme", "char", "mixed"])
+    p.add_argument("--lexicon", help="pronunciation lexicon (WORD PH ON EMES per line), before the dictionary")
     p.set_defaults(func=_cmd_g2p)
 
     p = sub.add_parser("vocode", help="mel .npy (n_mels, T) → wav with Griffin-Lim")
@@ -367,7 +395,7 @@ def build_parser() -> argparse.ArgumentParser:
     _add_split_options(p, "val", "corpus root with computed features")
     p.add_argument("--asr", type=int, default=0, metavar="N",
                    help="also the WER of N utterances' teacher-forced speech (needs the eval extra)")
-    p.add_argument("--device", default="cpu")
+    p.add_argument("--device", help="cpu, cuda, cuda:1 ... (default: cuda when available)")
     p.set_defaults(func=_cmd_validate)
 
     p = sub.add_parser("plot-alignment", help="alignment figure of one or several checkpoints")
@@ -393,7 +421,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.set_defaults(func=_cmd_report)
 
     p = sub.add_parser("bench", help="benchmarks that print JSON")
-    p.add_argument("name", choices=["griffin-lim", "model", "attention"])
+    p.add_argument("name", choices=["griffin-lim", "model", "attention", "frontend"])
     p.add_argument("--max-steps", type=_positive_int, default=400, help="attention: training steps per mechanism")
     p.add_argument("--kinds", nargs="+", help="attention: mechanisms to compare (default: all registered)")
     p.add_argument("--no-guided", action="store_true", help="attention: train without the guided attention loss")
@@ -402,6 +430,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--iters", type=_positive_int, default=64)
     p.add_argument("--threads", type=_positive_int, default=2)
     p.add_argument("--wav", help="speech clip to use (default: espeak-ng)")
+    p.add_argument("--text-file", help="frontend: transcripts, one per line or id<TAB>...<TAB>text "
+                                       "(default: LJSpeech's, recipes/ljspeech/nvidia_filelists.tsv.gz)")
     p.set_defaults(func=_cmd_bench)
     return parser
 
@@ -421,6 +451,9 @@ def main(argv: list[str] | None = None) -> int:
     except KeyboardInterrupt:
         print("interrupted", file=sys.stderr)
         return 130
+    except BrokenPipeError:  # output piped into e.g. `head`, which stopped reading
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return 1
 
 
 if __name__ == "__main__":

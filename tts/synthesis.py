@@ -8,6 +8,7 @@ sentences), the tokens, per-sentence attention reports and timings.
 
 from __future__ import annotations
 
+import dataclasses
 import html
 import json
 import logging
@@ -108,27 +109,30 @@ class Synthesizer:
 
     ``settings`` (default: the checkpoint's ``inference`` section) holds the decoding limits,
     attention window, batch size and Griffin-Lim iterations; a call's keyword arguments override them.
+    ``lexicon`` (a file of ``WORD PH ON EMES`` lines) replaces the checkpoint config's.
     """
 
     def __init__(self, loaded: checkpoint.LoadedModel, device: str = "cpu", int8: bool = False,
-                 vocoder: Vocoder | None = None):
+                 vocoder: Vocoder | None = None, lexicon: str | None = None):
         if int8 and torch.device(device).type != "cpu":
             raise TTSError("int8 inference runs on the CPU only; drop --int8 or use --device cpu")
         self.model = quantize_int8(loaded.model) if int8 else loaded.model.to(device).eval()
         self.config: ExperimentConfig = loaded.config
         self.settings: InferenceConfig = loaded.config.inference
         self.device, self.step = torch.device(device), loaded.step
-        self.tokenizer = Tokenizer.for_config(self.config.text, loaded.inventory)
+        text = dataclasses.replace(self.config.text, lexicon=lexicon) if lexicon else self.config.text
+        self.tokenizer = Tokenizer.for_config(text, loaded.inventory)
         if self.config.text.mode == "phoneme":
             get_g2p()  # load the G2P now, so per-text timings measure synthesis, not start-up
         self.vocoder = vocoder or GriffinLim(self.config.audio, self.settings.griffin_lim_iters).to(device)
         self.vocoder.check_compatible(self.config.audio)
 
     @classmethod
-    def from_checkpoint(cls, path: str | Path | None = None, device: str = "cpu", int8: bool = False) -> "Synthesizer":
+    def from_checkpoint(cls, path: str | Path | None = None, device: str = "cpu", int8: bool = False,
+                        lexicon: str | None = None) -> "Synthesizer":
         """Load a training or release checkpoint (``None``: the bundled model); ``int8`` quantizes
         the decoder's weights for faster CPU inference."""
-        return cls(checkpoint.load(path), device, int8)
+        return cls(checkpoint.load(path), device, int8, lexicon=lexicon)
 
     def prepare(self, text: str, split: bool = True) -> list[TokenizedText]:
         """Split into sentences (when ``split``) and tokenize; raises :class:`TTSError` if nothing

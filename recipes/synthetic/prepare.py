@@ -1,18 +1,28 @@
 #!/usr/bin/env python3
-"""Build an offline LJSpeech-format corpus: fortune-file sentences spoken by Festival's HTS `slt` voice.
+"""Build an offline LJSpeech-format corpus spoken by Festival's HTS `slt` voice (or flite's).
 
     python recipes/synthetic/prepare.py --out data/synthetic [--size 3000] [--engine festival|flite]
+    python recipes/synthetic/prepare.py --texts ljspeech --out data/LJSpeech-standin --size 700
 
-Sentences come from Debian's `fortunes` / `fortunes-min` (5–25 plain-ASCII words, no all-caps,
-no dialogue markers, no URLs, deduplicated), chosen deterministically from ``--seed``. The text
-is normalized with the project's frontend before it is spoken, so audio and transcript agree on
-how numbers and abbreviations are read. Wavs are resampled to 22050 Hz, trimmed and
-peak-normalized. Re-running resumes: finished wavs are kept.
+``--texts fortunes`` (default): sentences from Debian's `fortunes` / `fortunes-min` (5–25
+plain-ASCII words, no all-caps, no dialogue markers, no URLs, deduplicated), chosen
+deterministically from ``--seed``, with ``splits/`` held out at random.
+
+``--texts ljspeech``: an offline stand-in for LJSpeech-1.1 in its exact layout (``metadata.csv``
+``id|text|normalized text`` and ``wavs/<id>.wav``, no splits): LJSpeech's own normalized
+transcripts with their ids, from NVIDIA's filelists (``recipes/ljspeech/nvidia_filelists.tsv.gz``):
+all 500 test and 100 val utterances and ``size - 600`` train ones (below 600, NVIDIA's
+proportions of ``size``). ``bash egs/ljspeech/run.sh --data-dir <it>`` then runs on it offline.
+
+The text is normalized with the project's frontend before it is spoken, so audio and transcript
+agree on how numbers and abbreviations are read. Wavs are resampled to 22050 Hz, trimmed and
+peak-normalized. Re-running resumes: a finished wav is kept if its id still has the same text.
 """
 
 from __future__ import annotations
 
 import argparse
+import gzip
 import multiprocessing as mp
 import os
 import random
@@ -23,13 +33,14 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 
 from tts.audio import save_wav  # noqa: E402
-from tts.data.corpus import Utterance, make_splits, write_metadata, write_splits  # noqa: E402
+from tts.data.corpus import Utterance, make_splits, read_metadata, write_metadata, write_splits  # noqa: E402
 from tts.data.engines import ENGINES, check_engine, speak  # noqa: E402
 from tts.errors import TTSError  # noqa: E402
 from tts.text import normalize_text  # noqa: E402
 from tts.text.sentences import sentences  # noqa: E402
 
 FORTUNE_DIR = Path("/usr/share/games/fortunes")
+LJSPEECH_FILELISTS = Path(__file__).resolve().parents[1] / "ljspeech" / "nvidia_filelists.tsv.gz"
 _URL_RE = re.compile(r"https?:|www\.|\.com\b|@")
 _DIALOGUE_RE = re.compile(r"(^|\s)[A-Z][a-zA-Z]*:\s")
 
@@ -103,6 +114,7 @@ def speak_job(job: tuple[str, str, str, str, int]) -> tuple[str, str]:
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--out", required=True, help="corpus root to create")
+    parser.add_argument("--texts", choices=["fortunes", "ljspeech"], default="fortunes")
     parser.add_argument("--size", type=int, default=3000, help="number of utterances")
     parser.add_argument("--engine", choices=sorted(ENGINES), default="festival")
     parser.add_argument("--seed", type=int, default=1234)
@@ -112,7 +124,10 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--jobs", type=int, default=os.cpu_count() or 1)
     args = parser.parse_args(argv)
     try:
-        check_system(args.engine)
+        if args.texts == "fortunes":
+            check_system(args.engine)
+        else:
+            check_engine(args.engine)
         build(args)
     except TTSError as exc:
         print(f"error: {exc}", file=sys.stderr)
@@ -120,16 +135,42 @@ def main(argv: list[str] | None = None) -> int:
     return 0
 
 
+def fortune_utterances(size: int, seed: int) -> list[Utterance]:
+    candidates = read_sentences()
+    if len(candidates) < size:
+        raise TTSError(f"only {len(candidates)} usable sentences in {FORTUNE_DIR}, asked for {size}")
+    random.Random(seed).shuffle(candidates)
+    return [Utterance(f"SYN{i:05d}", s, normalize_text(s)) for i, s in enumerate(candidates[:size], 1)]
+
+
+def ljspeech_utterances(size: int, seed: int) -> list[Utterance]:
+    """LJSpeech ids and normalized texts from NVIDIA's filelists: every test and val utterance and
+    ``size - 600`` train ones, or NVIDIA's proportions of ``size`` (at least one val and test)."""
+    with gzip.open(LJSPEECH_FILELISTS, "rt", encoding="utf-8") as fh:
+        rows = [line.rstrip("\n").split("\t", 2) for line in fh]
+    by_split = {name: [(uid, text) for uid, split, text in rows if split == name] for name in ("train", "val", "test")}
+    if not 3 <= size <= len(rows):
+        raise TTSError(f"--size for the LJSpeech stand-in must lie in 3..{len(rows)}, got {size}")
+    held = {name: len(by_split[name]) if size >= 600 else max(1, round(size * len(by_split[name]) / len(rows)))
+            for name in ("val", "test")}
+    counts = {**held, "train": size - sum(held.values())}
+    rng = random.Random(seed)
+    chosen = sorted(pair for name, n in counts.items() for pair in rng.sample(by_split[name], n))
+    return [Utterance(uid, text, normalize_text(text)) for uid, text in chosen]
+
+
 def build(args: argparse.Namespace) -> None:
     from tqdm import tqdm
 
     out = Path(args.out)
     (out / "wavs").mkdir(parents=True, exist_ok=True)
-    candidates = read_sentences()
-    if len(candidates) < args.size:
-        raise TTSError(f"only {len(candidates)} usable sentences in {FORTUNE_DIR}, asked for {args.size}")
-    random.Random(args.seed).shuffle(candidates)
-    utterances = [Utterance(f"SYN{i:05d}", s, normalize_text(s)) for i, s in enumerate(candidates[: args.size], 1)]
+    utterances = (fortune_utterances(args.size, args.seed) if args.texts == "fortunes"
+                  else ljspeech_utterances(args.size, args.seed))
+    if (out / "metadata.csv").is_file():  # a rerun: a wav is reused only if its id still has its text
+        spoken = {u.id: u.normalized for u in read_metadata(out)}
+        for utt in utterances:
+            if spoken.get(utt.id, utt.normalized) != utt.normalized:
+                (out / "wavs" / f"{utt.id}.wav").unlink(missing_ok=True)
     jobs = [(u.id, u.normalized, args.engine, str(out), args.sample_rate) for u in utterances]
     failures = {}
     with mp.Pool(args.jobs) as pool:
@@ -138,9 +179,13 @@ def build(args: argparse.Namespace) -> None:
                 failures[uid] = error
     kept = [u for u in utterances if u.id not in failures]
     write_metadata(out, kept)
-    write_splits(out, make_splits([u.id for u in kept], args.n_val, args.n_test, args.seed))
     if failures:
         (out / "synthesis_failures.tsv").write_text("".join(f"{k}\t{v}\n" for k, v in sorted(failures.items())))
+    if args.texts == "ljspeech":
+        print(f"LJSpeech stand-in ready at {out}: {len(kept)} utterances ({len(failures)} failed); "
+              f"prepare it with recipes/ljspeech/prepare.py --data-dir {out}")
+        return
+    write_splits(out, make_splits([u.id for u in kept], args.n_val, args.n_test, args.seed))
     print(f"corpus ready at {out}: {len(kept)} utterances ({len(failures)} failed), "
           f"{args.n_val} val / {args.n_test} test held out")
 

@@ -50,6 +50,10 @@ def feature_settings(audio: AudioConfig, text: TextConfig) -> dict[str, Any]:
         keys.append("leading_silence")
     if text.add_bos:
         text_settings["add_bos"] = True
+    if text.lexicon:  # its content, not its name, changes the ids
+        from tts.text.lexicon import load_lexicon
+
+        text_settings["lexicon"] = sorted(load_lexicon(text.lexicon).items())
     return {"version": FEATURE_VERSION, "audio": {k: getattr(audio, k) for k in keys}, "text": text_settings,
             "symbols": SymbolInventory.for_text(text).symbols}
 

@@ -1,4 +1,5 @@
-"""Spelling out numbers: cardinals, ordinals, decimals, years, money and clock times."""
+"""Spelling out numbers: cardinals, ordinals, decimals, fractions, years and decades, roman
+numerals, money (with British shillings and pence) and clock times."""
 
 from __future__ import annotations
 
@@ -55,6 +56,44 @@ def ordinal(n: int) -> str:
     return f"{head}{sep}{prefix}{hyphen}{unit}"
 
 
+def plural_ordinal(n: int) -> str:
+    """Fraction denominators: ``4`` → ``quarters``, ``3`` → ``thirds``, ``16`` → ``sixteenths``."""
+    return "halves" if n == 2 else "quarters" if n == 4 else ordinal(n) + "s"
+
+
+def fraction(numerator: int, denominator: int) -> str:
+    """``(1, 2)`` → ``one half``; ``(3, 4)`` → ``three quarters``; ``(7, 16)`` → ``seven sixteenths``."""
+    if numerator == 1:
+        return "one " + ("half" if denominator == 2 else "quarter" if denominator == 4 else ordinal(denominator))
+    return f"{cardinal(numerator)} {plural_ordinal(denominator)}"
+
+
+def decade(n: int) -> str:
+    """A year ending in 0 said as a decade: ``1990`` → ``nineteen nineties``, ``1800`` → ``eighteen
+    hundreds``, ``2000`` → ``two thousands``, ``90`` → ``nineties``."""
+    words = year(n) if n >= 100 else cardinal(n)
+    head, _, last = words.rpartition(" ")
+    plural = last[:-1] + "ies" if last.endswith("y") else last + "s"
+    return f"{head} {plural}".strip()
+
+
+_ROMAN = {"M": 1000, "CM": 900, "D": 500, "CD": 400, "C": 100, "XC": 90, "L": 50, "XL": 40, "X": 10, "IX": 9,
+          "V": 5, "IV": 4, "I": 1}
+ROMAN_PATTERN = r"M{0,3}(?:CM|CD|D?C{0,3})(?:XC|XL|L?X{0,3})(?:IX|IV|V?I{0,3})"
+
+
+def roman(numeral: str) -> int:
+    """``"XIV"`` → 14 (a valid numeral, as :data:`ROMAN_PATTERN` matches it)."""
+    value, i = 0, 0
+    while i < len(numeral):
+        pair = numeral[i:i + 2]
+        if pair in _ROMAN:
+            value, i = value + _ROMAN[pair], i + 2
+        else:
+            value, i = value + _ROMAN[numeral[i]], i + 1
+    return value
+
+
 def digits(s: str) -> str:
     """``"0314"`` → ``zero three one four`` (used after a decimal point)."""
     return " ".join(cardinal(int(c)) for c in s)
@@ -63,7 +102,9 @@ def digits(s: str) -> str:
 def decimal(s: str) -> str:
     """``"3.14"`` → ``three point one four``; ``"2.0"`` → ``two point zero``."""
     whole, _, frac = s.partition(".")
-    words = cardinal(int(whole or "0"))
+    if not whole:  # ".5" is said "point five"
+        return f"point {digits(frac)}"
+    words = cardinal(int(whole))
     return f"{words} point {digits(frac)}" if frac else words
 
 
@@ -78,6 +119,22 @@ def year(n: int) -> str:
     if low < 10:
         return f"{cardinal(high)} oh {cardinal(low)}"
     return f"{cardinal(high)} {cardinal(low)}"
+
+
+def power_of_ten(mantissa: str, exponent: int) -> str:
+    """Scientific notation: ``("6.02", 23)`` → ``six point zero two times ten to the twenty-third``."""
+    sign = "minus " if exponent < 0 else ""
+    return f"{decimal(mantissa)} times ten to the {sign}{ordinal(abs(exponent))}"
+
+
+def shillings_and_pence(shillings: int, pence: int) -> str:
+    """Pre-decimal British money: ``(1, 6)`` → ``one shilling and six pence``."""
+    parts = []
+    if shillings:
+        parts.append(f"{cardinal(shillings)} shilling{'s' if shillings != 1 else ''}")
+    if pence:
+        parts.append(f"{cardinal(pence)} {'penny' if pence == 1 else 'pence'}")
+    return " and ".join(parts)
 
 
 _CURRENCIES = {"$": ("dollar", "dollars", "cent", "cents"), "£": ("pound", "pounds", "penny", "pence"),

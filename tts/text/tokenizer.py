@@ -17,6 +17,7 @@ from dataclasses import dataclass
 from tts.config import TextConfig
 from tts.errors import TTSError
 from tts.text.g2p import WORD_RE, get_g2p
+from tts.text.lexicon import load_lexicon
 from tts.text.normalize import normalize_text
 from tts.text.symbols import BOS, EOS, PAD, SILENT_SYMBOLS, SPACE, SymbolInventory
 
@@ -43,19 +44,21 @@ class Tokenizer:
     """Text ↔ ids for one :class:`SymbolInventory` and mode."""
 
     def __init__(self, inventory: SymbolInventory | None = None, mode: str = "phoneme", add_eos: bool = True,
-                 add_bos: bool = False):
+                 add_bos: bool = False, lexicon: dict[str, list[str]] | None = None):
         if mode not in MODES:
             raise TTSError(f"unknown text mode '{mode}' (choose one of {', '.join(MODES)})")
         self.inventory = inventory or SymbolInventory()
         self.mode = mode
         self.add_eos, self.add_bos = add_eos, add_bos
+        self.lexicon = lexicon or {}
         if add_bos:
             self.inventory.bos_id  # noqa: B018 - fails now, naming the problem, if the inventory lacks BOS
 
     @classmethod
     def for_config(cls, text: TextConfig, inventory: SymbolInventory | None = None) -> "Tokenizer":
         """The tokenizer a config's ``text`` section describes (with a checkpoint's inventory, if given)."""
-        return cls(inventory or SymbolInventory.for_text(text), text.mode, text.add_eos, text.add_bos)
+        return cls(inventory or SymbolInventory.for_text(text), text.mode, text.add_eos, text.add_bos,
+                   load_lexicon(text.lexicon) if text.lexicon else None)
 
     # ---------------------------------------------------------------- encode
     def _plain_symbols(self, text: str) -> list[str]:
@@ -75,7 +78,7 @@ class Tokenizer:
                         MAX_WORD_LETTERS, ", ".join(repr(t[:20] + "...") for t in too_long))
             tokens = [t for t in tokens if t not in too_long]
         content = [t for t in tokens if not t.isspace()]
-        prons = iter(get_g2p()(content))
+        prons = iter(get_g2p()(content, self.lexicon))
         symbols: list[str] = []
         for t in tokens:
             symbols.extend([SPACE] if t.isspace() else next(prons))
