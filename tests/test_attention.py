@@ -5,8 +5,8 @@ from tts.config import AttentionConfig
 from tts.errors import TTSError
 from tts.models.attention import available, build_attention
 
-KINDS = ["content", "dynamic_convolution", "forward", "gmm", "hybrid", "location", "location_sensitive",
-         "luong_concat", "luong_dot", "luong_general", "stepwise_monotonic"]
+KINDS = ["content", "dynamic_convolution", "forward", "gmm", "hard", "hybrid", "location", "location_sensitive",
+         "luong_concat", "luong_dot", "luong_general", "luong_local_m", "luong_local_p", "stepwise_monotonic"]
 B, T, DQ, DM = 3, 11, 24, 20
 
 
@@ -48,7 +48,7 @@ def test_mechanism_contract(kind, training, toy):
     torch.stack(contexts).sum().backward()
     grads = [p.grad for p in attn.parameters() if p.requires_grad]
     assert memory.grad is not None and memory.grad.abs().sum() > 0
-    if training or kind not in ("stepwise_monotonic",):  # hard inference has no gradient to its energies
+    if training or kind not in ("stepwise_monotonic", "hard"):  # hard inference has no gradient to its energies
         assert grads and all(g is not None for g in grads)
         assert sum(float(g.abs().sum()) for g in grads) > 0
 
@@ -100,3 +100,50 @@ def test_start_on_first_token_sets_the_initial_alignment(start, toy):
     if start:
         expected[:, 0] = 1.0
     assert torch.equal(state["weights"], expected) and torch.equal(state["cumulative"], expected)
+
+
+def test_local_attention_stays_in_its_window(toy):
+    memory, mask, _ = toy
+    for kind in ("luong_local_p", "luong_local_m"):
+        attn = build_attention(AttentionConfig(kind=kind, attention_dim=16, local_window=2), DQ, DM).eval()
+        state = attn.init_state(memory, mask)
+        previous = state["weights"].argmax(dim=1)
+        for _ in range(5):
+            _, weights, state = attn(torch.randn(B, DQ), state)
+            support = [torch.nonzero(w).flatten() for w in weights]
+            assert all(len(s) <= 5 and int(s.max() - s.min()) <= 4 for s in support), kind  # 2·D + 1 positions
+            if kind == "luong_local_m":  # centred on the previous step's peak
+                assert all(bool((s - p).abs().max() <= 2) for s, p in zip(support, previous))
+            previous = weights.argmax(dim=1)
+
+
+def test_local_p_predicts_its_centre_from_the_query(toy):
+    memory, mask, lengths = toy
+    attn = build_attention(AttentionConfig(kind="luong_local_p", attention_dim=16, local_window=1), DQ, DM).eval()
+    state = attn.init_state(memory, mask)
+    with torch.no_grad():
+        attn.position[2].weight.fill_(0.0)  # sigmoid(0) = ½: the centre is the middle of each text
+        _, weights, _ = attn(torch.randn(B, DQ), state)
+    for w, n in zip(weights, lengths.tolist()):
+        middle = (n - 1) / 2
+        assert abs(float((w * torch.arange(T)).sum()) - middle) <= 1.0
+
+
+def test_hard_attention_is_one_hot_with_a_straight_through_gradient(toy):
+    memory, mask, _ = toy
+    attn = build_attention(AttentionConfig(kind="hard", attention_dim=16, gumbel_temperature=[2.0, 0.5],
+                                           gumbel_anneal_steps=100), DQ, DM)
+    state = attn.init_state(memory, mask)
+    query = torch.randn(B, DQ, requires_grad=True)
+    _, weights, _ = attn(query, state)
+    assert bool(((weights == 0) | (weights == 1)).all()) and bool((weights.sum(dim=1) == 1).all())
+    (weights * torch.randn_like(weights)).sum().backward()
+    assert query.grad is not None and float(query.grad.abs().sum()) > 0  # the soft sample's gradient
+    attn.schedule(0), attn.schedule(50)
+    assert attn.temperature == pytest.approx(1.0)  # halfway from 2 to 0.5 on a log scale
+    attn.schedule(1000)
+    assert attn.temperature == pytest.approx(0.5)
+    attn.eval()
+    _, first, _ = attn(query.detach(), state)
+    _, second, _ = attn(query.detach(), state)
+    assert torch.equal(first, second)  # inference: the argmax, no sampling

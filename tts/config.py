@@ -124,8 +124,9 @@ class DataConfig:
     bucket_size_multiplier: int = bounded(8, 1)
 
 
-AttentionKind = Literal["content", "dynamic_convolution", "forward", "gmm", "hybrid", "location",
-                        "location_sensitive", "luong_concat", "luong_dot", "luong_general", "stepwise_monotonic"]
+AttentionKind = Literal["content", "dynamic_convolution", "forward", "gmm", "hard", "hybrid", "location",
+                        "location_sensitive", "luong_concat", "luong_dot", "luong_general", "luong_local_m",
+                        "luong_local_p", "stepwise_monotonic"]
 
 
 @dataclass
@@ -152,6 +153,13 @@ class AttentionConfig:
     # stepwise monotonic attention
     sigmoid_noise: float = bounded(2.0, 0.0)
     hard_inference: bool = True
+    # Luong local attention: half-width D of the window (the Gaussian of local-p has σ = D / 2)
+    local_window: int = bounded(4, 1)
+    # hard attention: Gumbel-softmax temperature, annealed exponentially from the first to the
+    # second value over gumbel_anneal_steps training steps
+    gumbel_temperature: list[float] = field(default_factory=lambda: [1.0, 0.3],
+                                            metadata={"range": (0.0, None, True, False)})
+    gumbel_anneal_steps: int = bounded(10000, 1)
     # every mechanism: the alignment before the first step (mechanisms that only move forward always
     # start on the first token; for the others it is all zeros unless this is set)
     start_on_first_token: bool = False

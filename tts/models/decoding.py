@@ -76,6 +76,12 @@ class AutoregressiveTTS(nn.Module):
         """Scalars worth plotting during training (TensorBoard tag → value); none by default."""
         return {}
 
+    def schedule(self, step: int) -> None:
+        """Tell every submodule with a training schedule (e.g. hard attention's temperature) the step."""
+        for module in self.modules():
+            if module is not self and callable(getattr(module, "schedule", None)):
+                module.schedule(step)
+
     # ------------------------------------------------------------------ shared
     @property
     def reduction_factor(self) -> int:

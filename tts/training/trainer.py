@@ -362,6 +362,7 @@ class Trainer:
             nan = torch.tensor(float("nan"), device=self.device)
             return {"features": nan, "loss": nan}
         probability = sampling_probability(self.config.train.scheduled_sampling, self.state.step + 1)
+        self.model.schedule(self.state.step)
         with self._autocast():
             inputs = mix_in_predictions(self.model, batch, probability) if probability > 0 else batch
             output = self.ddp_model(inputs)

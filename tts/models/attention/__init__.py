@@ -3,13 +3,14 @@
 from tts.models.attention.base import Attention, State, available, build_attention, masked_softmax
 from tts.models.attention.content import (ContentAttention, LuongConcatAttention, LuongDotAttention,
                                           LuongGeneralAttention)
+from tts.models.attention.discrete import HardAttention, LuongLocalMAttention, LuongLocalPAttention
 from tts.models.attention.location import HybridAttention, LocationAttention, LocationSensitiveAttention
 from tts.models.attention.monotonic import (DynamicConvolutionAttention, ForwardAttention, GMMAttention,
                                             StepwiseMonotonicAttention)
 
 __all__ = [
     "Attention", "ContentAttention", "DynamicConvolutionAttention", "ForwardAttention", "GMMAttention",
-    "HybridAttention", "LocationAttention", "LocationSensitiveAttention", "LuongConcatAttention",
-    "LuongDotAttention", "LuongGeneralAttention", "State", "StepwiseMonotonicAttention", "available",
-    "build_attention", "masked_softmax",
+    "HardAttention", "HybridAttention", "LocationAttention", "LocationSensitiveAttention", "LuongConcatAttention",
+    "LuongDotAttention", "LuongGeneralAttention", "LuongLocalMAttention", "LuongLocalPAttention", "State",
+    "StepwiseMonotonicAttention", "available", "build_attention", "masked_softmax",
 ]

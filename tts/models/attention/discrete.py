@@ -1,0 +1,104 @@
+"""Attention that looks at a few tokens only: Luong's local attention (a window around a
+predicted or the previous position) and hard attention (one token, straight-through Gumbel-softmax)."""
+
+from __future__ import annotations
+
+import math
+
+import torch
+from torch import nn
+from torch.nn import functional as F
+
+from tts.config import AttentionConfig
+from tts.models.attention.base import Attention, State, register, renormalize
+from tts.models.attention.location import LocationAwareAttention
+
+
+class _LuongLocalAttention(Attention):
+    """Luong et al. (2015, §3.2): the ``general`` score ``e_j = sᵀ W_a h_j`` softmaxed over a window
+    of half-width D around a centre p_t; positions outside the window get nothing. Subclasses
+    choose the centre. Weights are renormalized to sum to 1 (Luong leaves local-p's Gaussian-scaled
+    weights unnormalized)."""
+
+    gaussian = False
+
+    def __init__(self, config: AttentionConfig, query_dim: int, memory_dim: int):
+        super().__init__(config, query_dim, memory_dim)
+        self.memory_layer = nn.Linear(memory_dim, query_dim, bias=False)
+        self.scale = query_dim ** -0.5
+        self.half_width = config.local_window
+
+    def precompute(self, memory: torch.Tensor) -> State:
+        return {"processed_memory": self.memory_layer(memory)}
+
+    def centre(self, query: torch.Tensor, state: State, mask: torch.Tensor) -> torch.Tensor:
+        """p_t ``(B, 1)``, a (fractional) token position."""
+        raise NotImplementedError
+
+    def align(self, query: torch.Tensor, state: State, mask: torch.Tensor) -> tuple[torch.Tensor, State]:
+        energies = torch.bmm(state["processed_memory"], query.unsqueeze(-1)).squeeze(-1) * self.scale
+        centre = self.centre(query, state, mask)
+        positions = torch.arange(mask.shape[1], device=mask.device, dtype=energies.dtype)[None]
+        window = mask & ((positions - centre).abs() <= self.half_width)
+        window = torch.where(window.any(dim=1, keepdim=True), window, mask)  # an empty window falls back to the mask
+        weights = torch.softmax(energies.masked_fill(~window, float("-inf")), dim=-1)
+        if self.gaussian:
+            sigma = self.half_width / 2
+            weights = renormalize(weights * torch.exp(-((positions - centre) ** 2) / (2 * sigma ** 2)), window, 1e-12)
+        return weights, {}
+
+
+@register("luong_local_p")
+class LuongLocalPAttention(_LuongLocalAttention):
+    """local-p: the centre is predicted, ``p_t = S · σ(v_pᵀ tanh(W_p s_t))`` over the S text
+    positions, and the window's weights are scaled by a Gaussian ``exp(−(j − p_t)² / 2σ²)``, σ = D/2."""
+
+    gaussian = True
+
+    def __init__(self, config: AttentionConfig, query_dim: int, memory_dim: int):
+        super().__init__(config, query_dim, memory_dim)
+        self.position = nn.Sequential(nn.Linear(query_dim, config.attention_dim), nn.Tanh(),
+                                      nn.Linear(config.attention_dim, 1, bias=False))
+
+    def centre(self, query: torch.Tensor, state: State, mask: torch.Tensor) -> torch.Tensor:
+        last = (state["mask"].sum(dim=1, keepdim=True) - 1).to(query.dtype)
+        return last * torch.sigmoid(self.position(query))
+
+
+@register("luong_local_m")
+class LuongLocalMAttention(_LuongLocalAttention):
+    """local-m adapted to speech: the window sits around the previous step's peak (the first token
+    before the first step), so the alignment moves by at most D tokens a step."""
+
+    monotonic = True
+
+    def centre(self, query: torch.Tensor, state: State, mask: torch.Tensor) -> torch.Tensor:
+        return state["weights"].argmax(dim=1, keepdim=True).to(query.dtype)
+
+
+@register("hard")
+class HardAttention(LocationAwareAttention):
+    """Hard attention: one token per step. Location-sensitive energies are the logits; training
+    samples a one-hot with straight-through Gumbel-softmax (the forward pass is the one-hot, the
+    gradient that of the soft sample at temperature τ, annealed by :meth:`schedule`); inference
+    takes the argmax."""
+
+    def __init__(self, config: AttentionConfig, query_dim: int, memory_dim: int):
+        super().__init__(config, query_dim, memory_dim)
+        self.temperature = config.gumbel_temperature[0]
+
+    def schedule(self, step: int) -> None:
+        """τ at a training step: exponential from the first to the second configured value."""
+        start, end = self.config.gumbel_temperature
+        progress = min(step / self.config.gumbel_anneal_steps, 1.0)
+        self.temperature = start * math.exp(progress * math.log(end / start))
+
+    def align(self, query: torch.Tensor, state: State, mask: torch.Tensor) -> tuple[torch.Tensor, State]:
+        logits = self.energies(query, state).masked_fill(~mask, float("-inf"))
+        if self.training:
+            uniform = torch.rand_like(logits).clamp(1e-10, 1.0 - 1e-7)
+            gumbel = -torch.log(-torch.log(uniform))
+            soft = torch.softmax((logits + gumbel) / self.temperature, dim=-1)
+            hard = F.one_hot(soft.argmax(dim=-1), logits.shape[1]).to(soft.dtype)
+            return hard - soft.detach() + soft, {}
+        return F.one_hot(logits.argmax(dim=-1), logits.shape[1]).to(logits.dtype), {}
