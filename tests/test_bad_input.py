@@ -259,6 +259,12 @@ CASES: list[tuple[str, list[str], str]] = [
     ("train warm start missing", ["train", "--config", "{cfg_good}", "--data", "{corpus}", "--out", OUT, "train.warm_start={missing}"], "train.warm_start"),
     ("train into existing run", ["train", "--config", "{cfg_good}", "--data", "{corpus}", "--out", "{exp}"], "already holds checkpoints"),
     ("train unwritable out", ["train", "--config", "{cfg_good}", "--data", "{corpus}", "--out", "/proc/tts-test-exp"], "cannot write to the experiment folder"),
+    # ---------------------------------------------------------------- study
+    ("study no variants", ["study", "--config", "{cfg_good}", "--data", "{corpus}", "--out", OUT, "--steps", "2"], "give the variants to compare"),
+    ("study unknown kind", ["study", "--config", "{cfg_good}", "--data", "{corpus}", "--out", OUT, "--steps", "2", "--kinds", "nope"], "'model.tacotron2.attention.kind' must be one of"),
+    ("study missing corpus", ["study", "--config", "{cfg_good}", "--data", "{missing}", "--out", OUT, "--steps", "2", "--kinds", "forward"], "no corpus at"),
+    ("study bad variant", ["study", "--config", "{cfg_good}", "--data", "{corpus}", "--out", OUT, "--steps", "2", "--variant", "a b:x=1"], "NAME or NAME:key=value"),
+    ("study steps 0", ["study", "--config", "{cfg_good}", "--data", "{corpus}", "--out", OUT, "--steps", "0", "--kinds", "forward"], "must be at least 1"),
     # ---------------------------------------------------------------- export and report
     ("export to a folder", ["export", C, "--out", "{dir}"], "give a file name ending in .pt"),
     ("export no extension", ["export", C, "--out", "{dir}/release"], "give a file name ending in .pt"),

@@ -220,3 +220,38 @@ def test_robustness_suite_scores_every_category(synthesizer, tmp_path, monkeypat
     assert (tmp_path / "wavs" / "one_word-01.wav").is_file() and "| everyday | 1 |" in (
         tmp_path / "categories.md").read_text()
     assert rows["one_word-01"]["reference_seconds"] > 0.1  # flite read the text: the ceiling exists
+
+
+def test_study_trains_and_compares_variants_and_resumes(tiny_corpus, tmp_path):
+    import yaml
+
+    from conftest import tiny_config_dict
+    from tts.commands.study import Variant, attention_variants, run_study
+
+    config = tmp_path / "tiny.yaml"
+    d = tiny_config_dict()
+    d["train"].update(validate_every=2, checkpoint_every=2)
+    config.write_text(yaml.safe_dump(d))
+    variants = attention_variants(["location_sensitive", "forward"], "tacotron2")
+    result = run_study(config, tiny_corpus, tmp_path / "study", variants, steps=2, eval_limit=1, suite=False,
+                       use_asr=False, use_mos=False, progress=False)
+    assert [row["variant"] for row in result["rows"]] == ["location_sensitive", "forward"]
+    for row in result["rows"]:
+        assert row["test"]["utterances"] == 1 and row["val_loss"] > 0 and row["training_minutes"] >= 0
+        assert (tmp_path / "study" / row["variant"] / "checkpoint_00000002.pt").is_file()
+    saved = checkpoint.read(tmp_path / "study" / "forward" / "checkpoint_00000002.pt")
+    assert saved.config.model.tacotron2.attention.kind == "forward"
+    table = (tmp_path / "study" / "study.md").read_text()
+    assert "| forward |" in table and "2 steps per variant" in table
+    mtime = (tmp_path / "study" / "forward" / "checkpoint_00000002.pt").stat().st_mtime_ns
+    run_study(config, tiny_corpus, tmp_path / "study", variants, steps=2, eval_limit=1, suite=False, use_asr=False,
+              use_mos=False, progress=False)  # finished variants are not trained again
+    assert (tmp_path / "study" / "forward" / "checkpoint_00000002.pt").stat().st_mtime_ns == mtime
+    with pytest.raises(TTSError, match="holds a study with another steps"):
+        run_study(config, tiny_corpus, tmp_path / "study", variants, steps=4, suite=False, use_asr=False,
+                  use_mos=False, progress=False)
+    with pytest.raises(TTSError, match="holds a study with another variant forward"):
+        run_study(config, tiny_corpus, tmp_path / "study", [Variant("forward", ["optim.lr=0.01"])], steps=2,
+                  suite=False, use_asr=False, use_mos=False, progress=False)
+    with pytest.raises(TTSError, match="NAME or NAME:key=value"):
+        Variant.parse("bad name:x=1")

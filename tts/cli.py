@@ -301,6 +301,22 @@ def _cmd_export(args: argparse.Namespace) -> None:
     print(f"wrote {out} ({out.stat().st_size / 1e6:.1f} MB)")
 
 
+def _cmd_study(args: argparse.Namespace) -> None:
+    from tts.commands.study import Variant, attention_variants, run_study
+    from tts.config import load_config
+
+    if (args.kinds is None) == (args.variant is None):
+        raise TTSError("give the variants to compare: --kinds K1 K2 ... or --variant NAME[:key=value,...] ...")
+    if args.eval_limit < 1:
+        raise TTSError(f"--eval-limit must be at least 1, got {args.eval_limit}")
+    variants = ([Variant.parse(v) for v in args.variant] if args.variant
+                else attention_variants(args.kinds, load_config(args.config).model.name))
+    result = run_study(args.config, args.data, args.out, variants, args.steps, args.eval_limit, not args.no_suite,
+                       not args.no_asr, not args.no_mos, args.device)
+    print(Path(args.out, "study.md").read_text())
+    print(f"{len(result['rows'])} variants: {args.out}/study.json")
+
+
 def _cmd_report(args: argparse.Namespace) -> None:
     from tts.commands.report import build_report
 
@@ -414,6 +430,20 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--out", required=True, help="the release file (.pt)")
     p.add_argument("--fp32", action="store_true", help="keep float32 weights")
     p.set_defaults(func=_cmd_export)
+
+    p = sub.add_parser("study", help="train one model per variant (e.g. per attention mechanism) and compare them")
+    p.add_argument("--config", required=True)
+    p.add_argument("--data", required=True, help="corpus root")
+    p.add_argument("--out", required=True, help="study folder (one experiment per variant, study.json, study.md)")
+    p.add_argument("--steps", type=_positive_int, required=True, help="training steps of every variant")
+    p.add_argument("--kinds", nargs="+", help="one variant per attention mechanism")
+    p.add_argument("--variant", nargs="+", help="NAME[:key=value,key=value] (config overrides)")
+    p.add_argument("--eval-limit", type=int, default=100, help="test utterances to evaluate")
+    p.add_argument("--no-suite", action="store_true", help="skip the robustness suite")
+    p.add_argument("--no-asr", action="store_true")
+    p.add_argument("--no-mos", action="store_true")
+    p.add_argument("--device", help="cpu, cuda ... (default: cuda when available)")
+    p.set_defaults(func=_cmd_study)
 
     p = sub.add_parser("report", help="static HTML report of an experiment folder")
     p.add_argument("exp")

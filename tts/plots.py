@@ -87,6 +87,20 @@ def head_grid(heads: np.ndarray, captions: list[list[str]], title: str) -> plt.F
     return fig
 
 
+def figure_of_lines(x: list[float], lines: dict[str, list[float]], xlabel: str, ylabel: str, title: str) -> plt.Figure:
+    """One line with markers per name over the same x values (e.g. CER against length per mechanism)."""
+    fig, ax = plt.subplots(figsize=(6.4, 4.2))
+    for name, values in lines.items():
+        ax.plot(x, values, "o-", label=name, lw=1.2, ms=4)
+    ax.set_xlabel(xlabel)
+    ax.set_ylabel(ylabel)
+    ax.set_xticks(x)
+    ax.set_title(title, fontsize=10)
+    ax.legend(fontsize=7, ncol=2)
+    fig.tight_layout()
+    return fig
+
+
 def save_figure(fig: plt.Figure, path: str | Path, dpi: int = 100) -> Path:
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)

@@ -47,6 +47,7 @@ class TrainState:
     best_val_loss: float = math.inf
     nan_streak: int = 0
     nan_total: int = 0
+    train_seconds: float = 0.0  # wall time spent in this run's training loops, across resumes
 
 
 def _distributed_env() -> tuple[int, int, int]:
@@ -97,6 +98,7 @@ class Trainer:
         except BaseException:
             self._close(discard=True)
             raise
+        self._clock = (time.perf_counter(), self.state.train_seconds)
 
     def _start(self, resume: bool | str) -> None:
         """Fresh run, resume or warm start in the (locked) folder; then logs, config and TensorBoard."""
@@ -169,7 +171,13 @@ class Trainer:
                  self.config.model.name, n_params / 1e6, self.model.attention_name, self.device,
                  self.world_size, len(self.train_set), len(self.val_set))
 
+    def _tick(self) -> None:
+        """Bring ``state.train_seconds`` up to now."""
+        started, before = self._clock
+        self.state.train_seconds = before + time.perf_counter() - started
+
     def _save(self, path: Path, with_training_state: bool = True) -> Path:
+        self._tick()
         training = None
         if with_training_state:
             training = {"optimizer": self.optimizer.state_dict(), "scheduler": self.scheduler.state_dict(),
@@ -284,6 +292,7 @@ class Trainer:
         bar = tqdm(total=cfg.max_steps, initial=self.state.step, desc="train", unit="step",
                    disable=not (self.progress and self.is_main), dynamic_ncols=True)
         window_frames, window_start = 0, time.perf_counter()
+        self._clock = (time.perf_counter(), self.state.train_seconds)
         while self.state.step < cfg.max_steps:
             r, max_frames = self.r_at(self.state.step)
             self.model.set_reduction_factor(r)
@@ -433,7 +442,9 @@ class Trainer:
         if self.is_main:
             step = self.state.step
             log.info("validation at step %d: %s", step, ", ".join(f"{k} {v:.4f}" for k, v in metrics.items()))
-            self.folder.log({"step": step, "split": "val", **{k: round(v, 6) for k, v in metrics.items()}})
+            self._tick()
+            self.folder.log({"step": step, "split": "val", **{k: round(v, 6) for k, v in metrics.items()},
+                             "train_seconds": round(self.state.train_seconds, 1)})
             for key, value in metrics.items():
                 self.writer.add_scalar(f"val/{key}", value, step)
             if metrics["loss"] < self.state.best_val_loss:

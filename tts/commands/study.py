@@ -1,0 +1,162 @@
+"""``tts study``: train one model per variant of a config with the same data, seed and number of
+steps, then measure each the same way, in one table.
+
+A variant is a name and config overrides; ``--kinds`` makes one per attention mechanism. For each:
+features, training (resumable: an interrupted study continues with the variant and the step it
+stopped at), ``tts evaluate`` on the test split and, optionally, the robustness suite. The study
+folder remembers its config, corpus and steps and refuses to continue with others.
+
+Per variant: steps and training minutes to alignment (the first validation whose teacher-forced
+diagonal correlation reaches 0.9 with a focus rate of at least 0.5, as ``tts bench attention``
+counts them), validation loss, test WER/CER, attention failures, first-token skips, and CER on the
+suite's long unsplit sentences at 1×, 2× and 3× the longest training utterance.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from tts import checkpoint
+from tts.commands.evaluate import evaluate
+from tts.commands.report import read_metrics
+from tts.commands.robustness import LONG_MULTIPLES, run_suite
+from tts.config import load_config
+from tts.data import compute_features, require_corpus
+from tts.errors import TTSError
+from tts.synthesis import Synthesizer
+from tts.training.trainer import Trainer
+
+ALIGNED_DIAGONAL, ALIGNED_FOCUS = 0.9, 0.5
+
+
+@dataclass
+class Variant:
+    """One row of a study: a name and the config overrides that make it."""
+
+    name: str
+    overrides: list[str]
+
+    @classmethod
+    def parse(cls, spec: str) -> "Variant":
+        """``NAME:key=value,key=value`` (``NAME`` alone: the config as it is)."""
+        name, _, overrides = spec.partition(":")
+        if not name or not name.replace("_", "").replace("-", "").isalnum():
+            raise TTSError(f"--variant {spec!r}: give NAME or NAME:key=value,key=value (NAME of letters, digits, _ -)")
+        return cls(name, [o for o in overrides.split(",") if o])
+
+
+def attention_variants(kinds: list[str], model: str) -> list[Variant]:
+    return [Variant(kind, [f"model.{model}.attention.kind={kind}"]) for kind in kinds]
+
+
+def _identity(config_path: Path, data_root: Path, steps: int, variants: list[Variant]) -> dict:
+    return {"config": hashlib.sha1(config_path.read_bytes()).hexdigest()[:12], "config_path": str(config_path),
+            "data": str(data_root.resolve()), "steps": steps, "variants": {v.name: v.overrides for v in variants}}
+
+
+def _claim(out: Path, identity: dict) -> None:
+    """Start a study folder, or continue one made with the same config, corpus, steps and variants."""
+    record = out / "study_settings.json"
+    if record.is_file():
+        before = json.loads(record.read_text())
+        differing = [k for k in ("config", "data", "steps") if before.get(k) != identity[k]]
+        changed = [name for name, overrides in identity["variants"].items()
+                   if name in before.get("variants", {}) and before["variants"][name] != overrides]
+        if differing or changed:
+            what = ", ".join(differing + [f"variant {n}" for n in changed])
+            raise TTSError(f"{out} holds a study with another {what}: continue it with the same arguments or "
+                           f"start a new --out")
+        identity = {**identity, "variants": {**before["variants"], **identity["variants"]}}
+    out.mkdir(parents=True, exist_ok=True)
+    record.write_text(json.dumps(identity, indent=1))
+
+
+def alignment_point(metrics: list[dict]) -> dict:
+    """Step and training minutes of the first validation that counts as aligned (None: never)."""
+    for record in metrics:
+        if record.get("split") == "val" and record.get("attention_diagonal", -1) >= ALIGNED_DIAGONAL \
+                and record.get("attention_focus", 0) >= ALIGNED_FOCUS:
+            return {"step": record["step"], "minutes": round(record.get("train_seconds", 0) / 60, 1)}
+    return {"step": None, "minutes": None}
+
+
+def run_variant(config_path: Path, data_root: Path, out: Path, variant: Variant, steps: int, eval_limit: int,
+                suite: bool, use_asr: bool, use_mos: bool, device: str | None, progress: bool) -> dict:
+    """Train (or finish training) one variant, evaluate it, and return its row."""
+    config = load_config(config_path, variant.overrides + [f"train.max_steps={steps}"])
+    compute_features(data_root, config, progress=progress)
+    exp = out / variant.name
+    final = exp / f"checkpoint_{steps:08d}.pt"
+    if not final.is_file():
+        resume = any(exp.glob("checkpoint_*.pt"))
+        Trainer(config, data_root, exp, resume=resume, device=device, progress=progress).fit()
+    synthesizer = Synthesizer(checkpoint.load(final), device or "cpu")
+    if not (exp / "eval" / "summary.json").is_file():
+        evaluate(synthesizer, data_root, exp / "eval", "test", eval_limit, use_asr, use_mos, progress)
+    test = json.loads((exp / "eval" / "summary.json").read_text())
+    metrics = read_metrics(exp / "metrics.jsonl")
+    validation = [r for r in metrics if r.get("split") == "val"]
+    row: dict[str, Any] = {"variant": variant.name, "overrides": variant.overrides,
+                           "aligned_at": alignment_point(metrics),
+                           "training_minutes": round(validation[-1].get("train_seconds", 0) / 60, 1),
+                           "val_loss": validation[-1]["loss"], "val_diagonal": validation[-1]["attention_diagonal"],
+                           "val_first_token_skips": validation[-1].get("first_token_skips"), "test": test}
+    if suite:
+        if not (exp / "suite" / "summary.json").is_file():
+            run_suite(synthesizer, exp / "suite", data_root=data_root, use_asr=use_asr, use_mos=use_mos,
+                      progress=progress)
+        row["suite"] = json.loads((exp / "suite" / "summary.json").read_text())
+    return row
+
+
+def run_study(config_path: str | Path, data_root: str | Path, out: str | Path, variants: list[Variant], steps: int,
+              eval_limit: int = 100, suite: bool = True, use_asr: bool = True, use_mos: bool = True,
+              device: str | None = None, progress: bool = True) -> dict:
+    """Every variant in turn; writes ``study.json``, ``study.md`` and ``length.png`` under ``out``."""
+    config_path, data_root, out = Path(config_path), require_corpus(data_root), Path(out)
+    if not config_path.is_file():
+        raise TTSError(f"config file {config_path} does not exist")
+    if len({v.name for v in variants}) != len(variants) or not variants:
+        raise TTSError("give at least one variant, each with its own name")
+    for variant in variants:  # every variant's config must load before anything trains
+        load_config(config_path, variant.overrides)
+    _claim(out, _identity(config_path, data_root, steps, variants))
+    rows = [run_variant(config_path, data_root, out, v, steps, eval_limit, suite, use_asr, use_mos, device, progress)
+            for v in variants]
+    result = {"config": str(config_path), "data": str(data_root), "steps": steps, "rows": rows}
+    (out / "study.json").write_text(json.dumps(result, indent=1))
+    (out / "study.md").write_text(study_table(result))
+    if suite and use_asr:
+        length_figure(rows, out / "length.png")
+    return result
+
+
+def study_table(result: dict) -> str:
+    """A README-ready markdown table of the study."""
+    lines = [f"Study of `{result['config']}` on `{result['data']}`, {result['steps']} steps per variant.", "",
+             "| variant | aligned at step (min) | val loss | test WER | CER | skips | first-token skips | repeats | "
+             "early stops | step-limit hits | long CER 1x / 2x / 3x |", "|" + "---|" * 11]
+    for row in result["rows"]:
+        test, fails = row["test"], row["test"]["attention_failures"]
+        aligned = row["aligned_at"]
+        aligned_text = f"{aligned['step']} ({aligned['minutes']})" if aligned["step"] else "not aligned"
+        long = row.get("suite", {}).get("long_cer")
+        long_text = " / ".join(str(long[f"{m}x"]) for m in LONG_MULTIPLES) if long else "–"
+        lines.append(f"| {row['variant']} | {aligned_text} | {row['val_loss']:.3f} | {test.get('wer', '–')} | "
+                     f"{test.get('cer', '–')} | {fails['skips']} | {fails['first_token_skips']} | {fails['repeats']} | "
+                     f"{fails['early_stops']} | {fails['step_limit_hits']} | {long_text} |")
+    return "\n".join(lines) + "\n"
+
+
+def length_figure(rows: list[dict], path: Path) -> None:
+    """CER of the long unsplit sentences against their length, one line per variant."""
+    from tts.plots import figure_of_lines, save_figure
+
+    lines = {row["variant"]: [row["suite"]["long_cer"][f"{m}x"] for m in LONG_MULTIPLES] for row in rows
+             if "long_cer" in row.get("suite", {})}
+    save_figure(figure_of_lines(list(LONG_MULTIPLES), lines, "length (x the longest training utterance)", "CER",
+                                "Reading long unsplit sentences"), path)
