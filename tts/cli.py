@@ -245,6 +245,12 @@ def _add_inference_options(p: argparse.ArgumentParser) -> None:
                    help="inference settings, e.g. inference.stop_after_last_token=true")
 
 
+def _add_experiment_options(p: argparse.ArgumentParser, data_help: str, out_help: str) -> None:
+    p.add_argument("--config", required=True)
+    p.add_argument("--data", required=True, help=data_help)
+    p.add_argument("--out", required=True, help=out_help)
+
+
 def _add_split_options(p: argparse.ArgumentParser, split: str, data_help: str, data_required: bool = True) -> None:
     """A checkpoint run over (the first N utterances of) a corpus split."""
     p.add_argument("--checkpoint", help="checkpoint file (default: the bundled model)")
@@ -372,9 +378,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.set_defaults(func=_cmd_features)
 
     p = sub.add_parser("train", help="train a model")
-    p.add_argument("--config", required=True)
-    p.add_argument("--data", required=True, help="corpus root with computed features")
-    p.add_argument("--out", required=True, help="experiment folder (checkpoints, logs, plots)")
+    _add_experiment_options(p, "corpus root with computed features", "experiment folder (checkpoints, logs, plots)")
     p.add_argument("--resume", action="store_true", help="continue from the latest checkpoint in --out")
     p.add_argument("--resume-from", metavar="CHECKPOINT", help="continue from this checkpoint")
     p.add_argument("--device", help="cpu, cuda, cuda:1 ... (default: cuda when available)")
@@ -432,9 +436,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.set_defaults(func=_cmd_export)
 
     p = sub.add_parser("study", help="train one model per variant (e.g. per attention mechanism) and compare them")
-    p.add_argument("--config", required=True)
-    p.add_argument("--data", required=True, help="corpus root")
-    p.add_argument("--out", required=True, help="study folder (one experiment per variant, study.json, study.md)")
+    _add_experiment_options(p, "corpus root", "study folder (one experiment per variant, study.json, study.md)")
     p.add_argument("--steps", type=_positive_int, required=True, help="training steps of every variant")
     p.add_argument("--kinds", nargs="+", help="one variant per attention mechanism")
     p.add_argument("--variant", nargs="+", help="NAME[:key=value,key=value] (config overrides)")

@@ -123,13 +123,41 @@ class Collate:
         return Batch(ids, text_lengths, mels, mel_lengths, stop, [it[0] for it in items])
 
 
-class LengthBucketBatchSampler(Sampler[list[int]]):
+class EpochBatchSampler(Sampler[list[int]]):
+    """Base of the batch samplers: the batches of an epoch are a pure function of (seed, epoch), so a
+    resumed run replays them; ``set_epoch(epoch, skip)`` resumes mid-epoch; with ``world_size > 1``
+    each rank takes every ``world_size``-th batch (all ranks the same count)."""
+
+    def __init__(self, seed: int, shuffle: bool, rank: int, world_size: int):
+        self.seed, self.shuffle, self.rank, self.world_size = seed, shuffle, rank, world_size
+        self.epoch = 0
+        self.skip = 0
+
+    def epoch_batches(self, rng: random.Random) -> list[list[int]]:
+        """Every batch of the epoch, for all ranks, in order."""
+        raise NotImplementedError
+
+    def set_epoch(self, epoch: int, skip: int = 0) -> None:
+        self.epoch, self.skip = epoch, skip
+
+    def _batches(self) -> list[list[int]]:
+        batches = self.epoch_batches(random.Random(self.seed + self.epoch))
+        per_rank = len(batches) // self.world_size if self.world_size > 1 else len(batches)
+        return batches[self.rank::self.world_size][:per_rank]
+
+    def __iter__(self) -> Iterator[list[int]]:
+        yield from self._batches()[self.skip:]
+
+    def __len__(self) -> int:
+        return max(len(self._batches()) - self.skip, 0)
+
+
+class LengthBucketBatchSampler(EpochBatchSampler):
     """Batches of similar length whose padded size stays within a frame budget.
 
     Indices are shuffled, cut into buckets of ``bucket_size`` items, sorted by length inside
-    each bucket and cut into batches so that ``batch_size * longest <= max_frames``. Batch
-    order is shuffled per epoch from ``seed + epoch``; with ``world_size > 1`` each rank gets
-    every ``world_size``-th batch (all ranks get the same count). ``skip`` resumes mid-epoch.
+    each bucket and cut into batches so that ``batch_size * longest <= max_frames``; the batch
+    order is shuffled too. Without ``shuffle``: sorted by length, always the same batches.
     """
 
     def __init__(self, lengths: list[int], max_frames: int, max_batch_size: int = 64, seed: int = 0,
@@ -137,18 +165,11 @@ class LengthBucketBatchSampler(Sampler[list[int]]):
         if max(lengths) > max_frames:
             raise TTSError(f"max_frames_per_batch {max_frames} is smaller than the longest utterance "
                            f"({max(lengths)} frames): raise it or lower data.max_mel_frames")
+        super().__init__(seed, shuffle, rank, world_size)
         self.lengths = lengths
-        self.max_frames, self.max_batch_size = max_frames, max_batch_size
-        self.seed, self.shuffle, self.bucket_size = seed, shuffle, bucket_size
-        self.rank, self.world_size = rank, world_size
-        self.epoch = 0
-        self.skip = 0
+        self.max_frames, self.max_batch_size, self.bucket_size = max_frames, max_batch_size, bucket_size
 
-    def set_epoch(self, epoch: int, skip: int = 0) -> None:
-        self.epoch, self.skip = epoch, skip
-
-    def _batches(self) -> list[list[int]]:
-        rng = random.Random(self.seed + self.epoch)
+    def epoch_batches(self, rng: random.Random) -> list[list[int]]:
         order = list(range(len(self.lengths)))
         if self.shuffle:
             rng.shuffle(order)
@@ -168,48 +189,28 @@ class LengthBucketBatchSampler(Sampler[list[int]]):
                 batches.append(batch)
         if self.shuffle:
             rng.shuffle(batches)
-        per_rank = len(batches) // self.world_size if self.world_size > 1 else len(batches)
-        return batches[self.rank::self.world_size][:per_rank]
-
-    def __iter__(self) -> Iterator[list[int]]:
-        yield from self._batches()[self.skip:]
-
-    def __len__(self) -> int:
-        return max(len(self._batches()) - self.skip, 0)
+        return batches
 
 
-class RandomBatchSampler(Sampler[list[int]]):
-    """``batch_size`` items at a time in a random order drawn from ``seed + epoch``; the last
-    incomplete batch is dropped. ``world_size`` / ``rank`` and ``skip`` as in
-    :class:`LengthBucketBatchSampler`."""
+class RandomBatchSampler(EpochBatchSampler):
+    """``batch_size`` items at a time in a random order; the last incomplete batch is dropped
+    (NVIDIA/tacotron2's). Without ``shuffle`` (validation): in order, the last batch kept."""
 
     def __init__(self, n_items: int, batch_size: int, seed: int = 0, shuffle: bool = True, rank: int = 0,
                  world_size: int = 1):
         if n_items < batch_size * world_size and shuffle:
             raise TTSError(f"{n_items} utterances cannot fill one batch of data.batch_size={batch_size} per process")
-        self.n_items, self.batch_size, self.seed, self.shuffle = n_items, batch_size, seed, shuffle
-        self.rank, self.world_size = rank, world_size
-        self.epoch = 0
-        self.skip = 0
+        super().__init__(seed, shuffle, rank, world_size)
+        self.n_items, self.batch_size = n_items, batch_size
 
-    def set_epoch(self, epoch: int, skip: int = 0) -> None:
-        self.epoch, self.skip = epoch, skip
-
-    def _batches(self) -> list[list[int]]:
+    def epoch_batches(self, rng: random.Random) -> list[list[int]]:
         order = list(range(self.n_items))
         if self.shuffle:
-            random.Random(self.seed + self.epoch).shuffle(order)
+            rng.shuffle(order)
         batches = [order[i:i + self.batch_size] for i in range(0, len(order), self.batch_size)]
         if self.shuffle and len(batches[-1]) < self.batch_size:
-            batches.pop()  # drop_last, as NVIDIA/tacotron2 trains
-        per_rank = len(batches) // self.world_size if self.world_size > 1 else len(batches)
-        return batches[self.rank::self.world_size][:per_rank]
-
-    def __iter__(self) -> Iterator[list[int]]:
-        yield from self._batches()[self.skip:]
-
-    def __len__(self) -> int:
-        return max(len(self._batches()) - self.skip, 0)
+            batches.pop()
+        return batches
 
 
 def batch_loader(dataset: FeatureDataset, data: DataConfig, r: int, max_frames: int, seed: int, shuffle: bool,
