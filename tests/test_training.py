@@ -349,12 +349,25 @@ def test_kill_9_at_random_moments_then_resume_gives_the_same_weights(tiny_corpus
                "--no-progress", "--out"]
     subprocess.run(command + [str(tmp_path / "clean")], check=True, capture_output=True)
     command.append(str(tmp_path / "killed"))
+    metrics = tmp_path / "killed" / "metrics.jsonl"
+
+    def steps_logged() -> int:
+        """Complete training lines in metrics.jsonl (a half-written last line does not count)."""
+        lines = metrics.read_text().split("\n")[:-1] if metrics.is_file() else []
+        return sum('"val"' not in line for line in lines)
+
+    # Kills are placed by progress, not by wall time, so a fast CI machine cannot finish first:
+    # wait until a randomly chosen step is logged, then kill a random fraction of a step later.
     rng, kills = random.Random(7), 0
     while not (tmp_path / "killed" / "checkpoint_00000012.pt").is_file():
         resume = ["--resume"] if list((tmp_path / "killed").glob("checkpoint_*.pt")) else []
         proc = subprocess.Popen(command + resume, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
         if kills < 3:
-            time.sleep(rng.uniform(3.5, 7.0))  # start-up takes ~3 s, then ~0.2 s per step
+            target = min(steps_logged() + rng.randint(1, 3), 9)
+            deadline = time.monotonic() + 300
+            while steps_logged() < target and proc.poll() is None and time.monotonic() < deadline:
+                time.sleep(0.01)
+            time.sleep(rng.uniform(0.0, 0.15))
             proc.kill()
             kills += proc.wait() == -signal.SIGKILL
         else:
