@@ -1,0 +1,30 @@
+"""Which torch device a command runs on: the one asked for, checked, or the GPU when there is one."""
+
+from __future__ import annotations
+
+import torch
+
+from tts.errors import TTSError
+
+
+def resolve_device(requested: str | None, int8: bool = False) -> str:
+    """``requested`` (``cpu``, ``cuda``, ``cuda:1`` ...) after checking this machine can run it;
+    ``None``: ``cuda`` when a GPU is available (and ``int8`` is off), else ``cpu``."""
+    if requested is None:
+        return "cuda" if torch.cuda.is_available() and not int8 else "cpu"
+    try:
+        device = torch.device(requested)
+    except RuntimeError:
+        raise TTSError(f"--device {requested!r} is not a device: use cpu, cuda or cuda:N") from None
+    if int8 and device.type != "cpu":
+        raise TTSError("int8 inference runs on the CPU only; drop --int8 or use --device cpu")
+    if device.type == "cuda":
+        if not torch.cuda.is_available():
+            raise TTSError(f"--device {requested}: this machine has no usable CUDA GPU (torch "
+                           f"{torch.__version__}); use --device cpu")
+        if device.index is not None and device.index >= torch.cuda.device_count():
+            raise TTSError(f"--device {requested}: this machine has {torch.cuda.device_count()} GPU(s); "
+                           f"use cuda:0 … cuda:{torch.cuda.device_count() - 1}")
+    elif device.type != "cpu":
+        raise TTSError(f"--device {requested}: only cpu and cuda are supported")
+    return requested
