@@ -4,13 +4,14 @@
 VENV ?= .venv
 PY := $(VENV)/bin/python
 TTS := $(VENV)/bin/tts
-APT_PACKAGES := espeak-ng sox flite festival festvox-us-slt-hts fortunes fortunes-min
+# gcc: pesq (an eval meter) is built from source by pip
+APT_PACKAGES := espeak-ng sox flite festival festvox-us-slt-hts fortunes fortunes-min gcc
 
 .PHONY: setup system-deps demo test bench clean
 
 setup: $(VENV)/.installed
 
-$(VENV)/.installed: pyproject.toml
+$(VENV)/.installed: pyproject.toml | system-deps
 	python3 -m venv $(VENV)
 	@# CPU machines take the pinned CPU wheel; a GPU machine gets the CUDA build of the same release
 	if command -v nvidia-smi >/dev/null 2>&1; then $(PY) -m pip install -q 'torch>=2.1'; \
@@ -25,10 +26,10 @@ system-deps:
 	  if [ "$$(id -u)" = 0 ]; then apt-get update -q && DEBIAN_FRONTEND=noninteractive apt-get install -y -q $$missing; \
 	  else echo "missing system packages:$$missing — run: sudo apt-get install -y$$missing"; exit 1; fi; fi
 
-demo: setup system-deps
+demo: setup
 	bash egs/demo.sh
 
-test: setup system-deps
+test: setup
 	$(PY) -m pytest -q tests
 
 bench: setup

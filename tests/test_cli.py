@@ -1,7 +1,10 @@
 import subprocess
 import sys
+from pathlib import Path
 
 import numpy as np
+import pytest
+import torch
 
 from tts.audio import load_wav
 
@@ -47,3 +50,30 @@ def test_audio_errors_are_one_line(tmp_path):
     assert out.returncode == 2 and "bad.wav" in out.stderr and "Traceback" not in out.stderr
     out = run_tts("vocode", str(tmp_path / "missing.npy"), "-o", str(tmp_path / "x.wav"), check=False)
     assert out.returncode == 2 and "missing.npy" in out.stderr
+
+
+def test_resume_is_a_flag_so_overrides_after_it_stay_overrides():
+    from tts import cli
+
+    args = cli.build_parser().parse_args(["train", "--config", "c.yaml", "--data", "d", "--out", "e", "--resume",
+                                          "train.max_steps=60"])
+    assert args.resume is True and args.resume_from is None and args.overrides == ["train.max_steps=60"]
+    args = cli.build_parser().parse_args(["train", "--config", "c.yaml", "--data", "d", "--out", "e",
+                                          "--resume-from", "e/checkpoint_00000002.pt", "optim.lr=1e-4"])
+    assert args.resume_from == "e/checkpoint_00000002.pt" and args.overrides == ["optim.lr=1e-4"]
+
+
+@pytest.mark.skipif(torch.cuda.is_available(), reason="needs a machine without CUDA")
+@pytest.mark.parametrize("command", [["synthesize", "--text", "Hi.", "--out", "{tmp}/s"],
+                                     ["train", "--config", "configs/tacotron2_small.yaml", "--data", "{tmp}",
+                                      "--out", "{tmp}/e"],
+                                     ["synthesize", "--text", "Hi.", "--out", "{tmp}/s", "--device", "tpu"]])
+def test_a_device_this_machine_lacks_is_one_error_line(command, tmp_path):
+    args = [a.replace("{tmp}", str(tmp_path)) for a in command]
+    if "--device" not in args:
+        args += ["--device", "cuda"]
+    proc = subprocess.run([sys.executable, "-m", "tts.cli", *args], capture_output=True, text=True,
+                          cwd=Path(__file__).resolve().parents[1])
+    lines = proc.stderr.strip().splitlines()
+    assert proc.returncode == 2 and len(lines) == 1 and "--device" in lines[0], proc.stderr[-1500:]
+    assert not (tmp_path / "s").exists() and not (tmp_path / "e").exists()

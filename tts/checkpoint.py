@@ -1,9 +1,12 @@
-"""The checkpoint format, owned here: one writer (:func:`save`), one reader (:func:`read`) and
-:func:`load`, which returns a runnable model bundle.
+"""The checkpoint format, owned here: the writers (:func:`save` for acoustic models,
+:func:`save_vocoder`), one reader (:func:`read`), and :func:`load` / :func:`load_vocoder`, which
+return runnable models.
 
-A checkpoint is one file holding the model weights, the full config (with the reduction factor
-in force when it was written), the frontend's symbol inventory, the step and, for training
-checkpoints, the training state (optimizer, scheduler, scaler, trainer counters, RNG states).
+A checkpoint is one file tagged with its kind (``acoustic`` or ``vocoder``) holding the model
+weights, the full config (an acoustic model's with the reduction factor in force when it was
+written), an acoustic model's symbol inventory, the step and, for training checkpoints, the
+training state (optimizers, schedulers, scalers, trainer counters, RNG states; a vocoder's
+discriminators).
 Written atomically (temp file in the same folder, fsync, rename), so a crash or a full disk
 while saving leaves the previous file intact; loaded with ``torch.load(weights_only=True)``.
 Files of format version 1 are upgraded as they are read.
@@ -20,10 +23,11 @@ from typing import Any
 import torch
 from torch import nn
 
-from tts.config import ExperimentConfig, config_from_dict, config_to_dict
+from tts.config import ExperimentConfig, VocoderExperimentConfig, config_from_dict, config_to_dict
 from tts.errors import ConfigError, TTSError
 from tts.models import build_model
 from tts.text import SymbolInventory
+from tts.vocoders import Vocoder, build_vocoder
 
 FORMAT = "tts-checkpoint"
 VERSION = 2
@@ -32,13 +36,17 @@ _TRAINING_KEYS_V1 = {"optimizer": "optimizer", "scheduler": "scheduler", "scaler
                      "train_state": "state", "rng": "rng"}
 
 
+KINDS = {"acoustic": ExperimentConfig, "vocoder": VocoderExperimentConfig}
+
+
 @dataclass
 class CheckpointContents:
-    """A checkpoint as read from disk: everything but a built model."""
+    """A checkpoint as read from disk: everything but a built model (``inventory`` is None for a vocoder)."""
 
     path: Path
-    config: ExperimentConfig
-    inventory: SymbolInventory
+    kind: str
+    config: ExperimentConfig | VocoderExperimentConfig
+    inventory: SymbolInventory | None
     weights: dict[str, torch.Tensor]
     step: int
     training: dict[str, Any] | None
@@ -68,8 +76,19 @@ def save(path: str | Path, model: nn.Module, config: ExperimentConfig, inventory
     section["reduction_factor"] = model.reduction_factor
     if max(section["reduction_factor"], section["max_reduction_factor"]) != model.max_r:
         section["max_reduction_factor"] = model.max_r  # the frame head keeps its size when r went down
-    payload: dict[str, Any] = {"format": FORMAT, "version": VERSION, "model": model.state_dict(),
+    payload: dict[str, Any] = {"format": FORMAT, "version": VERSION, "kind": "acoustic", "model": model.state_dict(),
                                "config": config_dict, "symbols": inventory.to_dict(), "step": int(step)}
+    if training is not None:
+        payload["training"] = training
+    return _write(payload, Path(path))
+
+
+def save_vocoder(path: str | Path, vocoder: Vocoder, config: VocoderExperimentConfig, step: int,
+                 training: dict[str, Any] | None = None) -> Path:
+    """Atomically write a vocoder checkpoint: the generator's weights and config; ``training`` is the
+    vocoder trainer's state (discriminators included)."""
+    payload: dict[str, Any] = {"format": FORMAT, "version": VERSION, "kind": "vocoder", "model": vocoder.state_dict(),
+                               "config": config_to_dict(config), "step": int(step)}
     if training is not None:
         payload["training"] = training
     return _write(payload, Path(path))
@@ -121,13 +140,16 @@ def read(path: str | Path, map_location: str | torch.device = "cpu") -> Checkpoi
         payload = _upgrade_v1(payload)
     if payload.get("version") != VERSION:
         raise TTSError(f"{path} has checkpoint version {payload.get('version')}, this code reads version {VERSION}")
-    for key in ("model", "config", "symbols"):
+    kind = payload.get("kind", "acoustic")
+    if kind not in KINDS:
+        raise TTSError(f"{path} holds a model of unknown kind {kind!r} (this code knows {', '.join(KINDS)})")
+    for key in ("model", "config") + (("symbols",) if kind == "acoustic" else ()):
         if key not in payload:
             raise TTSError(f"{path} is incomplete: missing '{key}'")
     if not isinstance(payload["model"], dict) or not all(isinstance(v, torch.Tensor) for v in payload["model"].values()):
         raise TTSError(f"{path} is corrupt: its weights are not a mapping of tensors")
     try:
-        config = config_from_dict(payload["config"])
+        config = config_from_dict(payload["config"], KINDS[kind])
     except ConfigError as exc:
         raise TTSError(f"{path} was written by an incompatible version of this toolkit ({exc})") from None
     step = payload.get("step", 0)
@@ -136,8 +158,8 @@ def read(path: str | Path, map_location: str | torch.device = "cpu") -> Checkpoi
     training = payload.get("training")
     if training is not None and not isinstance(training, dict):
         raise TTSError(f"{path} is corrupt: its training state is not a mapping")
-    return CheckpointContents(path, config, SymbolInventory.from_dict(payload["symbols"]), payload["model"], step,
-                              training)
+    inventory = SymbolInventory.from_dict(payload["symbols"]) if kind == "acoustic" else None
+    return CheckpointContents(path, kind, config, inventory, payload["model"], step, training)
 
 
 def read_bundled() -> CheckpointContents:
@@ -152,29 +174,48 @@ def read_bundled() -> CheckpointContents:
         raise TTSError(f"the bundled model is unreadable ({exc}): {restore}") from None
 
 
-def load(path: str | Path | None = None, device: str | torch.device = "cpu") -> LoadedModel:
-    """Build the checkpoint's model and load its weights (float32, eval mode) on ``device``;
-    ``path=None`` loads the bundled model. Non-finite weights are refused."""
-    contents = read_bundled() if path is None else read(path)
-    path = contents.path
-    config = contents.config
-    model = build_model(config.model, len(contents.inventory), config.audio)
+def _load_weights(module: nn.Module, contents: CheckpointContents, name: str) -> None:
+    """Load float32 copies of the checkpoint's weights into ``module``; non-finite weights and
+    weights of another architecture are refused."""
     weights = {k: v.float() if v.is_floating_point() else v for k, v in contents.weights.items()}
     bad = [k for k, v in weights.items() if v.is_floating_point() and not bool(torch.isfinite(v).all())]
     if bad:
-        raise TTSError(f"{path} holds NaN or infinite weights ({len(bad)} tensors, e.g. {bad[0]}): "
+        raise TTSError(f"{contents.path} holds NaN or infinite weights ({len(bad)} tensors, e.g. {bad[0]}): "
                        f"use an earlier checkpoint")
     try:
-        model.load_state_dict(weights)
+        module.load_state_dict(weights)
     except RuntimeError as exc:
-        raise TTSError(f"{path} does not match this code's {config.model.name} "
+        raise TTSError(f"{contents.path} does not match this code's {name} "
                        f"({str(exc).splitlines()[0][:160]})") from None
-    return LoadedModel(model.to(device).eval(), config, contents.inventory, contents.step, path)
+
+
+def load(path: str | Path | None = None, device: str | torch.device = "cpu") -> LoadedModel:
+    """Build the checkpoint's acoustic model and load its weights (float32, eval mode) on ``device``;
+    ``path=None`` loads the bundled model. Non-finite weights are refused."""
+    contents = read_bundled() if path is None else read(path)
+    if contents.kind != "acoustic":
+        raise TTSError(f"{contents.path} is a vocoder checkpoint, not an acoustic model: pass it with --vocoder")
+    config = contents.config
+    model = build_model(config.model, len(contents.inventory), config.audio)
+    _load_weights(model, contents, config.model.name)
+    return LoadedModel(model.to(device).eval(), config, contents.inventory, contents.step, contents.path)
+
+
+def load_vocoder(path: str | Path, device: str | torch.device = "cpu") -> Vocoder:
+    """Build a vocoder checkpoint's generator and load its weights (float32, eval mode, weight norm
+    folded in) on ``device``."""
+    contents = read(path)
+    if contents.kind != "vocoder":
+        raise TTSError(f"{contents.path} is an acoustic model checkpoint, not a vocoder: pass a checkpoint "
+                       f"written by 'tts train-vocoder' (or 'griffin-lim')")
+    vocoder = build_vocoder(contents.config.vocoder, contents.config.audio)
+    _load_weights(vocoder, contents, f"{contents.config.vocoder.kind} vocoder")
+    return vocoder.for_inference().to(device)
 
 
 def export(source: str | Path, destination: str | Path, half: bool = True) -> Path:
-    """Strip a training checkpoint to what synthesis needs (weights, config, symbols, step), with
-    float16 weights when ``half``; the result loads with :func:`load`."""
+    """Strip a training checkpoint (acoustic or vocoder) to what synthesis needs (weights, config,
+    symbols, step), with float16 weights when ``half``; the result loads like the source."""
     destination = Path(destination)
     if destination.is_dir() or destination.suffix != ".pt":
         raise TTSError(f"--out {destination}: give a file name ending in .pt")
@@ -182,6 +223,8 @@ def export(source: str | Path, destination: str | Path, half: bool = True) -> Pa
     weights = {k: v.half() if half and v.is_floating_point() else v for k, v in contents.weights.items()}
     if half and any(v.is_floating_point() and not bool(torch.isfinite(v).all()) for v in weights.values()):
         raise TTSError(f"{source} has weights beyond the float16 range: export it with --fp32")
-    payload = {"format": FORMAT, "version": VERSION, "model": weights, "config": config_to_dict(contents.config),
-               "symbols": contents.inventory.to_dict(), "step": contents.step}
+    payload = {"format": FORMAT, "version": VERSION, "kind": contents.kind, "model": weights,
+               "config": config_to_dict(contents.config), "step": contents.step}
+    if contents.inventory is not None:
+        payload["symbols"] = contents.inventory.to_dict()
     return _write(payload, destination)

@@ -39,10 +39,21 @@ def _cmd_g2p(args: argparse.Namespace) -> None:
     print(f"ids:        {' '.join(map(str, result.ids))}")
 
 
-def _griffin_lim(args: argparse.Namespace):
+def _standalone_vocoder(args: argparse.Namespace):
+    """``--vocoder`` for a mel or a recording without an acoustic model: Griffin-Lim with
+    ``--config``'s audio settings (``--iters`` iterations), or a neural vocoder checkpoint (whose
+    own audio settings apply; with ``--config`` they must agree)."""
+    from tts import checkpoint
     from tts.config import load_config, with_overrides
     from tts.vocoders import GriffinLim
 
+    if args.vocoder not in (None, "griffin-lim"):
+        if args.iters is not None:
+            raise TTSError("--iters sets Griffin-Lim's iterations; it does not apply to a neural --vocoder")
+        vocoder = checkpoint.load_vocoder(args.vocoder)
+        if args.config:
+            vocoder.check_compatible(load_config(args.config).audio, f"--config {args.config}")
+        return vocoder
     config = load_config(args.config)
     settings = with_overrides(config.inference, "inference", **({"griffin_lim_iters": args.iters}
                                                                  if args.iters is not None else {}))
@@ -55,7 +66,7 @@ def _cmd_vocode(args: argparse.Namespace) -> None:
     from tts.audio import save_wav
 
     output = _wav_output(args.output)
-    vocoder = _griffin_lim(args)
+    vocoder = _standalone_vocoder(args)
     n_mels = vocoder.audio.n_mels
     try:
         mel = np.load(args.mel, allow_pickle=False)
@@ -78,7 +89,7 @@ def _cmd_resynth(args: argparse.Namespace) -> None:
     from tts.audio import MelSpectrogram, load_wav, save_wav
 
     output = _wav_output(args.output)
-    vocoder = _griffin_lim(args)
+    vocoder = _standalone_vocoder(args)
     audio = vocoder.audio
     wav, _ = load_wav(args.input, audio.sample_rate)
     if len(wav) < audio.win_length:
@@ -100,6 +111,9 @@ def _cmd_bench(args: argparse.Namespace) -> None:
         result = bench.bench_model(threads=args.threads, config_path=args.config)
     elif args.name == "frontend":
         result = bench.bench_frontend(args.text_file)
+    elif args.name == "vocoder":
+        result = bench.bench_vocoder(seconds=args.seconds, threads=args.threads, iters=args.iters, device=_device(args),
+                                     wav_path=args.wav)
     else:
         result = bench.bench_attention(kinds=args.kinds, max_steps=args.max_steps, threads=args.threads,
                                        guided=not args.no_guided)
@@ -125,6 +139,16 @@ def _cmd_train(args: argparse.Namespace) -> None:
     config = load_config(args.config, args.overrides)
     resume: bool | str = args.resume_from or args.resume
     Trainer(config, args.data, args.out, resume=resume, device=args.device, progress=not args.no_progress).fit()
+
+
+def _cmd_train_vocoder(args: argparse.Namespace) -> None:
+    from tts.config import VocoderExperimentConfig, load_config
+    from tts.training.vocoder_trainer import VocoderTrainer
+
+    config = load_config(args.config, args.overrides, VocoderExperimentConfig)
+    resume: bool | str = args.resume_from or args.resume
+    VocoderTrainer(config, args.data, args.out, resume=resume, device=args.device,
+                   progress=not args.no_progress).fit()
 
 
 def _read_texts(args: argparse.Namespace) -> list[str]:
@@ -183,12 +207,10 @@ def _inference_overrides(args: argparse.Namespace) -> dict:
 
 
 def _device(args: argparse.Namespace) -> str:
-    """``--device``, or the GPU when there is one (the CPU for --int8)."""
-    import torch
+    """``--device`` checked against this machine, or the GPU when there is one (the CPU for --int8)."""
+    from tts.devices import resolve_device
 
-    if args.device:
-        return args.device
-    return "cuda" if torch.cuda.is_available() and not getattr(args, "int8", False) else "cpu"
+    return resolve_device(args.device, getattr(args, "int8", False))
 
 
 def _synthesizer(args: argparse.Namespace):
@@ -197,16 +219,20 @@ def _synthesizer(args: argparse.Namespace):
     from tts.synthesis import Synthesizer
 
     overrides = _inference_overrides(args)
+    vocoder = getattr(args, "vocoder", None)
     synthesizer = Synthesizer.from_checkpoint(args.checkpoint, device=_device(args), int8=args.int8,
-                                              lexicon=args.lexicon)
+                                              lexicon=args.lexicon, vocoder=vocoder[0] if isinstance(vocoder, list)
+                                              else vocoder)
     with_overrides(synthesizer.settings, "inference", **overrides)  # bad values fail before any work
     return synthesizer, overrides
 
 
 def _cmd_synthesize(args: argparse.Namespace) -> int:
-    from tts.synthesis import output_names, write_outputs
+    from tts.config import with_overrides
+    from tts.synthesis import output_names, vocoder_from_option, vocoder_names, write_outputs
 
     texts = _read_texts(args)
+    names = vocoder_names(args.vocoder or ["griffin-lim"])
     output_names(args.out, 1 if args.text is not None else len(texts))
     synthesizer, overrides = _synthesizer(args)
     if len(texts) == 1:
@@ -221,9 +247,14 @@ def _cmd_synthesize(args: argparse.Namespace) -> int:
     if not valid:
         raise TTSError(f"no line could be turned into tokens (all {len(texts)} skipped)")
     output_names(args.out, len(valid))
+    others = {name: vocoder_from_option(option, synthesizer.config.audio, synthesizer.device)
+              for name, option in zip(names[1:], (args.vocoder or [])[1:])}
     results = synthesizer(valid, **overrides)
     threshold = overrides.get("stop_threshold", synthesizer.settings.stop_threshold)
-    summary = write_outputs(results, args.out, synthesizer.step, plots=not args.no_plots, stop_threshold=threshold)
+    settings = with_overrides(synthesizer.settings, "inference", **overrides)
+    compare = {name: (lambda mel, v=vocoder: synthesizer.vocode(mel, settings, v)) for name, vocoder in others.items()}
+    summary = write_outputs(results, args.out, synthesizer.step, plots=not args.no_plots, stop_threshold=threshold,
+                            compare=compare, vocoder_name=names[0])
     for row in summary["utterances"]:
         flag = f"  [{', '.join(row['failures'])}]" if row["failures"] else ""
         print(f"{row['wav']}: {row['seconds']:.2f} s audio, RTF {row['rtf']:.3f}{flag}")
@@ -245,15 +276,30 @@ def _add_inference_options(p: argparse.ArgumentParser) -> None:
                    help="inference settings, e.g. inference.stop_after_last_token=true")
 
 
+def _add_vocoder_option(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--vocoder", metavar="griffin-lim|PATH",
+                   help="griffin-lim (default) or a vocoder checkpoint written by 'tts train-vocoder'")
+
+
+def _add_training_options(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--resume", action="store_true", help="continue from the latest checkpoint in --out")
+    p.add_argument("--resume-from", metavar="CHECKPOINT", help="continue from this checkpoint")
+    p.add_argument("--device", help="cpu, cuda, cuda:1 ... (default: cuda when available)")
+    p.add_argument("--no-progress", action="store_true", help="no progress bar (log files only)")
+    p.add_argument("overrides", nargs="*", help="key.path=value overrides, e.g. train.max_steps=1000")
+
+
 def _add_experiment_options(p: argparse.ArgumentParser, data_help: str, out_help: str) -> None:
     p.add_argument("--config", required=True)
     p.add_argument("--data", required=True, help=data_help)
     p.add_argument("--out", required=True, help=out_help)
 
 
-def _add_split_options(p: argparse.ArgumentParser, split: str, data_help: str, data_required: bool = True) -> None:
-    """A checkpoint run over (the first N utterances of) a corpus split."""
-    p.add_argument("--checkpoint", help="checkpoint file (default: the bundled model)")
+def _add_split_options(p: argparse.ArgumentParser, split: str, data_help: str, data_required: bool = True,
+                       checkpoint: bool = True) -> None:
+    """A run over (the first N utterances of) a corpus split (with ``checkpoint``: of an acoustic model)."""
+    if checkpoint:
+        p.add_argument("--checkpoint", help="checkpoint file (default: the bundled model)")
     p.add_argument("--data", required=data_required, help=data_help)
     p.add_argument("--split", default=split)
     p.add_argument("--limit", type=int, help="only the first N utterances of the split")
@@ -278,6 +324,19 @@ def _cmd_evaluate(args: argparse.Namespace) -> None:
         summary = evaluate(synthesizer, args.data, args.out, split=args.split, limit=args.limit,
                            use_asr=not args.no_asr, use_mos=not args.no_mos, **overrides)
         print(json.dumps(summary, indent=1))
+    print(f"per-utterance table: {args.out}/utterances.md")
+
+
+def _cmd_evaluate_vocoder(args: argparse.Namespace) -> None:
+    from tts.commands.evaluate_vocoder import evaluate_vocoders
+    from tts.config import load_config
+
+    if args.limit is not None and args.limit < 1:
+        raise TTSError(f"--limit must be at least 1, got {args.limit}")
+    audio = load_config(args.config).audio if args.config else None
+    summary = evaluate_vocoders(args.vocoder, args.data, args.out, split=args.split, limit=args.limit, audio=audio,
+                                use_asr=not args.no_asr, use_mos=not args.no_mos, device=_device(args))
+    print(json.dumps(summary, indent=1))
     print(f"per-utterance table: {args.out}/utterances.md")
 
 
@@ -318,7 +377,7 @@ def _cmd_study(args: argparse.Namespace) -> None:
     variants = ([Variant.parse(v) for v in args.variant] if args.variant
                 else attention_variants(args.kinds, load_config(args.config).model.name))
     result = run_study(args.config, args.data, args.out, variants, args.steps, args.eval_limit, not args.no_suite,
-                       not args.no_asr, not args.no_mos, args.device)
+                       not args.no_asr, not args.no_mos, _device(args))
     print(Path(args.out, "study.md").read_text())
     print(f"{len(result['rows'])} variants: {args.out}/study.json")
 
@@ -355,18 +414,20 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--lexicon", help="pronunciation lexicon (WORD PH ON EMES per line), before the dictionary")
     p.set_defaults(func=_cmd_g2p)
 
-    p = sub.add_parser("vocode", help="mel .npy (n_mels, T) → wav with Griffin-Lim")
+    p = sub.add_parser("vocode", help="mel .npy (n_mels, T) → wav with Griffin-Lim or a neural vocoder")
     p.add_argument("mel")
     p.add_argument("-o", "--output", required=True)
     p.add_argument("--config", help="YAML config for the audio settings (default: built-in)")
     p.add_argument("--iters", type=int, default=None, help="Griffin-Lim iterations")
+    _add_vocoder_option(p)
     p.set_defaults(func=_cmd_vocode)
 
-    p = sub.add_parser("resynth", help="wav → mel → Griffin-Lim → wav")
+    p = sub.add_parser("resynth", help="wav → mel → vocoder → wav")
     p.add_argument("input")
     p.add_argument("-o", "--output", required=True)
     p.add_argument("--config")
     p.add_argument("--iters", type=int, default=None)
+    _add_vocoder_option(p)
     p.set_defaults(func=_cmd_resynth)
 
     p = sub.add_parser("features", help="compute the mel / token-id cache of a corpus")
@@ -377,14 +438,16 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("overrides", nargs="*", help="key.path=value overrides")
     p.set_defaults(func=_cmd_features)
 
-    p = sub.add_parser("train", help="train a model")
+    p = sub.add_parser("train", help="train an acoustic model")
     _add_experiment_options(p, "corpus root with computed features", "experiment folder (checkpoints, logs, plots)")
-    p.add_argument("--resume", action="store_true", help="continue from the latest checkpoint in --out")
-    p.add_argument("--resume-from", metavar="CHECKPOINT", help="continue from this checkpoint")
-    p.add_argument("--device", help="cpu, cuda, cuda:1 ... (default: cuda when available)")
-    p.add_argument("--no-progress", action="store_true", help="no progress bar (log files only)")
-    p.add_argument("overrides", nargs="*", help="key.path=value overrides, e.g. train.max_steps=1000")
+    _add_training_options(p)
     p.set_defaults(func=_cmd_train)
+
+    p = sub.add_parser("train-vocoder", help="train a neural vocoder (HiFi-GAN) on a corpus's mels and audio")
+    _add_experiment_options(p, "corpus root with computed features (any cache with the config's mel settings)",
+                            "experiment folder (checkpoints, logs, validation audio)")
+    _add_training_options(p)
+    p.set_defaults(func=_cmd_train_vocoder)
 
     p = sub.add_parser("synthesize", help="text → wav (+ mel .npy and alignment plot)")
     p.add_argument("--checkpoint", help="checkpoint file (default: the bundled model)")
@@ -398,6 +461,9 @@ def build_parser() -> argparse.ArgumentParser:
     _add_inference_options(p)
     p.add_argument("--batch-size", type=_positive_int)
     p.add_argument("--no-plots", action="store_true")
+    p.add_argument("--vocoder", nargs="+", metavar="griffin-lim|PATH",
+                   help="griffin-lim (default) or a vocoder checkpoint; several: each text in each version, "
+                        "played side by side in index.html (the first is <name>.wav)")
     p.set_defaults(func=_cmd_synthesize)
 
     p = sub.add_parser("evaluate", help="attention failures, MCD and WER on held-out sentences")
@@ -406,10 +472,24 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--suite", help="a shipped suite instead of a corpus split: robustness")
     p.add_argument("--out", required=True, help="folder for summary.json, utterances.{csv,md}, wavs and plots")
     p.add_argument("--no-asr", action="store_true", help="skip the recognizer (no WER/CER)")
-    p.add_argument("--no-mos", action="store_true", help="skip the MOS predictor (no DNSMOS)")
+    p.add_argument("--no-mos", action="store_true", help="skip the quality meters (no DNSMOS, PESQ, STOI)")
     p.add_argument("--batch-size", type=_positive_int)
     _add_inference_options(p)
+    _add_vocoder_option(p)
     p.set_defaults(func=_cmd_evaluate)
+
+    p = sub.add_parser("evaluate-vocoder", help="recordings resynthesized through vocoders, side by side: "
+                                                "DNSMOS, PESQ, STOI, MCD, WER")
+    _add_split_options(p, "test", "corpus root with recordings", checkpoint=False)
+    p.add_argument("--vocoder", nargs="+", required=True, metavar="VOCODER",
+                   help="griffin-lim and/or vocoder checkpoints (compared side by side)")
+    p.add_argument("--config", help="audio settings for Griffin-Lim alone (default: built-in; a neural "
+                                    "vocoder brings its own)")
+    p.add_argument("--out", required=True, help="folder for summary.json, utterances.{csv,md} and the wavs")
+    p.add_argument("--no-asr", action="store_true", help="skip the recognizer (no WER/CER)")
+    p.add_argument("--no-mos", action="store_true", help="skip DNSMOS")
+    p.add_argument("--device", help="cpu, cuda ... (default: cuda when available)")
+    p.set_defaults(func=_cmd_evaluate_vocoder)
 
     p = sub.add_parser("validate", help="teacher-forced losses, attention and text reliance of a checkpoint")
     _add_split_options(p, "val", "corpus root with computed features")
@@ -453,7 +533,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.set_defaults(func=_cmd_report)
 
     p = sub.add_parser("bench", help="benchmarks that print JSON")
-    p.add_argument("name", choices=["griffin-lim", "model", "attention", "frontend"])
+    p.add_argument("name", choices=["griffin-lim", "vocoder", "model", "attention", "frontend"])
     p.add_argument("--max-steps", type=_positive_int, default=400, help="attention: training steps per mechanism")
     p.add_argument("--kinds", nargs="+", help="attention: mechanisms to compare (default: all registered)")
     p.add_argument("--no-guided", action="store_true", help="attention: train without the guided attention loss")
@@ -461,6 +541,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--seconds", type=float, default=10.0)
     p.add_argument("--iters", type=_positive_int, default=64)
     p.add_argument("--threads", type=_positive_int, default=2)
+    p.add_argument("--device", default="cpu", help="vocoder: cpu or cuda")
     p.add_argument("--wav", help="speech clip to use (default: espeak-ng)")
     p.add_argument("--text-file", help="frontend: transcripts, one per line or id<TAB>...<TAB>text "
                                        "(default: LJSpeech's, recipes/ljspeech/nvidia_filelists.tsv.gz)")

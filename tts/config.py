@@ -87,6 +87,15 @@ class AudioConfig:
         """The log-mel value of silence (``log(log_floor)``): padding frames and pauses hold it."""
         return math.log(self.log_floor)
 
+    def mel_differences(self, other: "AudioConfig") -> list[str]:
+        """``"field mine vs theirs"`` for each of :data:`MEL_FIELDS` where ``other`` differs."""
+        return [f"{k} {getattr(self, k)} vs {getattr(other, k)}" for k in MEL_FIELDS
+                if getattr(self, k) != getattr(other, k)]
+
+
+#: the audio settings that change what a log-mel frame means: a vocoder only fits mels made with the same
+MEL_FIELDS = ("sample_rate", "n_fft", "hop_length", "win_length", "n_mels", "fmin", "fmax", "log_floor")
+
 
 TextMode = Literal["phoneme", "char", "mixed"]
 
@@ -382,6 +391,63 @@ class InferenceConfig:
 
 
 @dataclass
+class HiFiGANConfig:
+    """HiFi-GAN (Kong et al. 2020): the generator (``configs/hifigan_v1.yaml`` … ``v3`` hold the
+    paper's three; the upsampling rates must multiply to ``audio.hop_length``) and the multi-period
+    discriminator's periods; ``discriminator_channels``: the widest discriminator layer (the
+    paper's 1024; the other layers scale with it)."""
+
+    upsample_initial_channel: int = bounded(512, 2)
+    upsample_rates: list[int] = field(default_factory=lambda: [8, 8, 2, 2], metadata={"range": (1, None, False, False)})
+    upsample_kernel_sizes: list[int] = field(default_factory=lambda: [16, 16, 4, 4],
+                                             metadata={"range": (1, None, False, False)})
+    resblock: Literal["1", "2"] = "1"
+    resblock_kernel_sizes: list[int] = field(default_factory=lambda: [3, 7, 11],
+                                             metadata={"range": (1, None, False, False)})
+    resblock_dilations: list[list[int]] = field(default_factory=lambda: [[1, 3, 5], [1, 3, 5], [1, 3, 5]])
+    discriminator_periods: list[int] = field(default_factory=lambda: [2, 3, 5, 7, 11],
+                                             metadata={"range": (2, None, False, False)})
+    discriminator_channels: int = bounded(1024, 16)
+
+
+@dataclass
+class VocoderConfig:
+    """Training a neural vocoder: random segments of ``segment_frames`` mel frames and the matching
+    audio, ``batch_size`` at a time (``num_workers`` loader processes); AdamW(``lr``, ``betas``) for
+    generator and discriminators, the learning rate multiplied by ``lr_decay`` every
+    ``lr_decay_every`` steps; the generator's loss is adversarial + ``feature_weight`` · feature
+    matching + ``mel_weight`` · mel L1. ``mels``: the feature cache's (ground truth), or the
+    teacher-forced mels of ``acoustic_checkpoint`` (fine-tuning on what the acoustic model
+    really produces, Shen et al. 2018)."""
+
+    kind: Literal["hifigan"] = "hifigan"
+    hifigan: HiFiGANConfig = field(default_factory=HiFiGANConfig)
+    segment_frames: int = bounded(32, 2)
+    batch_size: int = bounded(16, 1)
+    num_workers: int = bounded(2, 0)
+    lr: float = bounded(2e-4, 0.0, low_open=True)
+    betas: list[float] = field(default_factory=lambda: [0.8, 0.99], metadata={"range": (0.0, 1.0, False, True)})
+    lr_decay: float = bounded(0.999, 0.0, 1.0, low_open=True)
+    lr_decay_every: int = bounded(1000, 1)
+    mel_weight: float = bounded(45.0, 0.0)
+    feature_weight: float = bounded(2.0, 0.0)
+    n_val_utterances: int = bounded(16, 1)
+    mels: Literal["ground_truth", "teacher_forced"] = "ground_truth"
+    acoustic_checkpoint: str = ""
+
+
+@dataclass
+class VocoderExperimentConfig:
+    """A vocoder run: the audio settings its mels are made with, the training loop's settings
+    (``train.r_schedule``, ``scheduled_sampling``, ``grad_accum`` and ``ignore_layers`` belong to
+    acoustic models and must stay unset) and the vocoder; saved next to its checkpoints and inside them."""
+
+    audio: AudioConfig = field(default_factory=AudioConfig)
+    train: TrainConfig = field(default_factory=TrainConfig)
+    vocoder: VocoderConfig = field(default_factory=VocoderConfig)
+
+
+@dataclass
 class ExperimentConfig:
     """Everything a run needs; saved verbatim next to its checkpoints and inside them."""
 
@@ -451,11 +517,12 @@ def _build(cls: type[T], data: dict[str, Any], prefix: str = "") -> T:
     return cls(**kwargs)
 
 
-def config_from_dict(data: dict[str, Any]) -> ExperimentConfig:
-    """Build an :class:`ExperimentConfig` from nested dicts; unknown keys are errors."""
+def config_from_dict(data: dict[str, Any], schema: type[T] = ExperimentConfig) -> T:  # type: ignore[assignment]
+    """Build a config (an :class:`ExperimentConfig`, or the ``schema`` given) from nested dicts;
+    unknown keys are errors."""
     if data is not None and not isinstance(data, dict):
         raise ConfigError(f"a config must be a mapping, got {type(data).__name__}")
-    return _build(ExperimentConfig, data or {})
+    return _build(schema, data or {})
 
 
 def config_to_dict(config: Any) -> dict[str, Any]:
@@ -489,8 +556,10 @@ def apply_overrides(data: dict[str, Any], overrides: list[str]) -> dict[str, Any
     return data
 
 
-def load_config(path: Optional[str | Path] = None, overrides: Optional[list[str]] = None) -> ExperimentConfig:
-    """Read a YAML config (or the defaults when ``path`` is None) and apply overrides."""
+def load_config(path: Optional[str | Path] = None, overrides: Optional[list[str]] = None,
+                schema: type[T] = ExperimentConfig) -> T:  # type: ignore[assignment]
+    """Read a YAML config (or the defaults when ``path`` is None) and apply overrides; ``schema``:
+    :class:`ExperimentConfig` (acoustic models) or :class:`VocoderExperimentConfig`."""
     data: dict[str, Any] = {}
     if path is not None:
         path = Path(path)
@@ -505,10 +574,15 @@ def load_config(path: Optional[str | Path] = None, overrides: Optional[list[str]
             raise ConfigError(f"config file {path} is not UTF-8 text") from None
         if not isinstance(data, dict):
             raise ConfigError(f"config file {path} must hold a mapping at the top level")
+        if ("vocoder" in data) != (schema is VocoderExperimentConfig):
+            raise ConfigError(f"config file {path} is a vocoder config: train it with 'tts train-vocoder'"
+                              if "vocoder" in data else
+                              f"config file {path} is an acoustic model config; 'tts train-vocoder' takes a "
+                              f"vocoder config (configs/hifigan_v1.yaml, _v2, _v3)")
     apply_overrides(data, overrides or [])
-    return config_from_dict(data)
+    return config_from_dict(data, schema)
 
 
-def save_config(config: ExperimentConfig, path: str | Path) -> None:
+def save_config(config: ExperimentConfig | VocoderExperimentConfig, path: str | Path) -> None:
     """Write the config as YAML (loadable by :func:`load_config`)."""
     Path(path).write_text(yaml.safe_dump(config_to_dict(config), sort_keys=False))

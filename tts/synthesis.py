@@ -16,14 +16,14 @@ import os
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, Callable
 
 import numpy as np
 import torch
 
 from tts import checkpoint
 from tts.audio import save_wav
-from tts.config import ExperimentConfig, InferenceConfig, with_overrides
+from tts.config import AudioConfig, ExperimentConfig, InferenceConfig, with_overrides
 from tts.errors import TTSError
 from tts.metrics import AttentionReport, Failure, attention_report, most_diagonal_head
 from tts.models.layers import decoder_steps
@@ -129,10 +129,11 @@ class Synthesizer:
 
     @classmethod
     def from_checkpoint(cls, path: str | Path | None = None, device: str = "cpu", int8: bool = False,
-                        lexicon: str | None = None) -> "Synthesizer":
+                        lexicon: str | None = None, vocoder: str | None = None) -> "Synthesizer":
         """Load a training or release checkpoint (``None``: the bundled model); ``int8`` quantizes
-        the decoder's weights for faster CPU inference."""
-        return cls(checkpoint.load(path), device, int8, lexicon=lexicon)
+        the decoder's weights for faster CPU inference; ``vocoder``: see :func:`vocoder_from_option`."""
+        loaded = checkpoint.load(path)
+        return cls(loaded, device, int8, vocoder_from_option(vocoder, loaded.audio, device), lexicon)
 
     def prepare(self, text: str, split: bool = True) -> list[TokenizedText]:
         """Split into sentences (when ``split``) and tokenize; raises :class:`TTSError` if nothing
@@ -147,10 +148,14 @@ class Synthesizer:
             self.tokenizer.encode_verbose(text)  # raises the frontend's own message
         return pieces
 
-    def vocode(self, mel: np.ndarray, settings: InferenceConfig | None = None) -> np.ndarray:
-        """One log-mel ``(n_mels, T_mel)`` → waveform ``(T_wav,)``."""
-        options = self.vocoder.options(settings or self.settings)
-        wav, lengths = self.vocoder(torch.from_numpy(mel).to(self.device)[None], None, **options)
+    @torch.no_grad()
+    def vocode(self, mel: np.ndarray, settings: InferenceConfig | None = None,
+               vocoder: Vocoder | None = None) -> np.ndarray:
+        """One log-mel ``(n_mels, T_mel)`` → waveform ``(T_wav,)`` with this synthesizer's vocoder
+        (or ``vocoder``, e.g. to compare one with another)."""
+        vocoder = vocoder or self.vocoder
+        options = vocoder.options(settings or self.settings)
+        wav, lengths = vocoder(torch.from_numpy(mel).to(self.device)[None], None, **options)
         return wav[0, : int(lengths[0])].cpu().numpy()
 
     @torch.no_grad()
@@ -230,6 +235,27 @@ class Synthesizer:
         return np.concatenate(mels, axis=1), alignment, np.concatenate(stops), pause_steps
 
 
+def vocoder_names(options: list[str]) -> list[str]:
+    """A short unique name per ``--vocoder`` option: ``griffin-lim``, else the file's stem (with
+    its folder's name when stems repeat)."""
+    if len(set(options)) < len(options):
+        raise TTSError("give each --vocoder once")
+    names = [o if o == "griffin-lim" else Path(o).stem for o in options]
+    if len(set(names)) < len(names):
+        names = [o if o == "griffin-lim" else f"{Path(o).parent.name}_{Path(o).stem}" for o in options]
+    return names
+
+
+def vocoder_from_option(option: str | None, audio: AudioConfig, device: str | torch.device = "cpu") -> Vocoder:
+    """``--vocoder``: ``griffin-lim`` (or None) → Griffin-Lim for ``audio``; a path → the neural
+    vocoder checkpoint there, refused when it was trained on mels made with other settings."""
+    if option is None or option == "griffin-lim":
+        return GriffinLim(audio).to(device)
+    vocoder = checkpoint.load_vocoder(option, device)
+    vocoder.check_compatible(audio)
+    return vocoder
+
+
 def last_spoken(symbols: list[str]) -> int:
     """Index of the last symbol that takes time to say (not punctuation, a boundary or EOS)."""
     spoken = [i for i, s in enumerate(symbols) if s not in SILENT_SYMBOLS]
@@ -280,18 +306,25 @@ def writable_folder(folder: Path) -> None:
 
 
 def write_outputs(results: list[Result], out: str | Path, checkpoint_step: int | None = None, plots: bool = True,
-                  stop_threshold: float = 0.5) -> dict:
+                  stop_threshold: float = 0.5, compare: dict[str, Callable[[np.ndarray], np.ndarray]] | None = None,
+                  vocoder_name: str = "griffin-lim") -> dict:
     """Write ``<name>.wav``, ``<name>.npy`` (mel) and ``<name>.png`` (alignment) per result plus
-    ``summary.json`` and ``index.html`` (see :func:`output_names` for the names)."""
+    ``summary.json`` and ``index.html`` (see :func:`output_names` for the names). ``compare``:
+    other vocoders (name → mel ``(n_mels, T_mel)`` → waveform) whose version of each result is
+    written as ``<name>.<vocoder>.wav`` and played beside the main one (``vocoder_name``'s)."""
     folder, names = output_names(out, len(results))
     folder.mkdir(parents=True, exist_ok=True)
     rows = []
     for name, result in zip(names, results):
         save_wav(folder / f"{name}.wav", result.waveform, result.sample_rate)
+        versions = {vocoder_name: f"{name}.wav"}
+        for other, vocode in (compare or {}).items():
+            save_wav(folder / f"{name}.{other}.wav", vocode(result.mel), result.sample_rate)
+            versions[other] = f"{name}.{other}.wav"
         np.save(folder / f"{name}.npy", result.mel.astype(np.float32))
         if plots:
             save_figure(result.figure(checkpoint_step, stop_threshold), folder / f"{name}.png")
-        rows.append({"name": name, "wav": str(folder / f"{name}.wav"), "text": result.text,
+        rows.append({"name": name, "wav": str(folder / f"{name}.wav"), "versions": versions, "text": result.text,
                      "seconds": round(result.duration, 3), "rtf": round(result.rtf, 4),
                      "timings": {k: round(v, 4) for k, v in result.timings.items()},
                      "failures": [kind.value for kind in result.failures],
@@ -312,9 +345,11 @@ def _write_index(folder: Path, rows: list[dict], plots: bool) -> None:
     for row in rows:
         flags = f" <b style='color:#b00'>[{', '.join(row['failures'])}]</b>" if row["failures"] else ""
         image = f"<br><img src='{row['name']}.png' style='max-width:100%'>" if plots else ""
+        players = "".join(f"<figure style='display:inline-block;margin:0 1em 0 0'><audio controls "
+                          f"src='{html.escape(wav)}'></audio><figcaption>{html.escape(vocoder)}</figcaption></figure>"
+                          for vocoder, wav in row["versions"].items())
         items.append(f"<h3>{row['name']}{flags}</h3><p>{html.escape(row['text'])}</p>"
-                     f"<audio controls src='{row['name']}.wav'></audio> {row['seconds']:.2f} s, RTF {row['rtf']:.3f}"
-                     f"{image}")
+                     f"{players} {row['seconds']:.2f} s, RTF {row['rtf']:.3f}{image}")
     (folder / "index.html").write_text("<!doctype html><html><head><meta charset='utf-8'><title>synthesis</title>"
                                        "</head><body style='font-family:sans-serif;max-width:1200px;margin:2em'>"
                                        + "".join(items) + "</body></html>")

@@ -66,10 +66,14 @@ class MelSpectrogram(nn.Module):
         """Linear magnitude ``(..., n_fft//2+1, T)`` → log-mel ``(..., n_mels, T)``."""
         return torch.log(torch.clamp(self.basis @ magnitude, min=self.config.log_floor))
 
+    def differentiable(self, wav: torch.Tensor) -> torch.Tensor:
+        """wav ``(B, T_wav)`` → log-mel ``(B, n_mels, T_mel)`` with gradients (a vocoder's mel loss)."""
+        return self.magnitude_to_mel(self.stft(wav.float()).abs())
+
     @torch.no_grad()
     def forward(self, wav: torch.Tensor) -> torch.Tensor:
         squeeze = wav.dim() == 1
         if squeeze:
             wav = wav.unsqueeze(0)
-        mel = self.magnitude_to_mel(self.stft(wav.float()).abs())
+        mel = self.differentiable(wav)
         return mel.squeeze(0) if squeeze else mel

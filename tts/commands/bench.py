@@ -75,6 +75,47 @@ def bench_griffin_lim(seconds: float = 10.0, iters: int = 64, threads: int = 2,
     }
 
 
+def bench_vocoder(seconds: float = 10.0, threads: int = 2, iters: int = 64, device: str = "cpu",
+                  configs: list[str] | None = None, wav_path: str | None = None, repeats: int = 3) -> dict:
+    """Real-time factor (seconds of compute per second of audio, batch 1) of Griffin-Lim and of
+    each neural vocoder config (``configs/hifigan_v*.yaml`` by default; untrained weights, which
+    run as fast as trained ones) on the mel of a ``seconds``-long speech clip, with ``threads``
+    CPU threads or on ``device``; with each generator's parameters and float16 size."""
+    from tts.audio import MelSpectrogram
+    from tts.config import VocoderExperimentConfig, load_config
+    from tts.vocoders import build_vocoder
+
+    torch.set_num_threads(threads)
+    root = Path(__file__).resolve().parents[2] / "configs"
+    configs = configs or [str(p) for p in sorted(root.glob("hifigan_v*.yaml"))]
+    audio = AudioConfig()
+    mel = MelSpectrogram(audio)(torch.from_numpy(speech_clip(seconds, audio, wav_path)))[None].to(device)
+
+    def real_time_factor(vocoder: torch.nn.Module, **options) -> float:
+        vocoder(mel, **options)  # warm-up
+        times = []
+        for _ in range(repeats):
+            if device.startswith("cuda"):
+                torch.cuda.synchronize()
+            start = time.perf_counter()
+            with torch.no_grad():
+                vocoder(mel, **options)
+            if device.startswith("cuda"):
+                torch.cuda.synchronize()
+            times.append(time.perf_counter() - start)
+        return round(min(times) / seconds, 4)
+
+    result = {"clip_seconds": seconds, "threads": threads, "device": device,
+              "griffin-lim": {"iterations": iters, "rtf": real_time_factor(GriffinLim(audio).to(device), n_iter=iters)}}
+    for path in configs:
+        config = load_config(path, schema=VocoderExperimentConfig)
+        generator = build_vocoder(config.vocoder, config.audio).for_inference().to(device)
+        n_params = sum(p.numel() for p in generator.parameters())
+        result[Path(path).stem] = {"parameters_m": round(n_params / 1e6, 3), "fp16_mb": round(n_params * 2 / 1e6, 1),
+                                   "rtf": real_time_factor(generator)}
+    return result
+
+
 def bench_model(threads: int = 2, config_path: str | None = None, train_steps: int = 3,
                 inference_steps: int = 100, seed: int = 0) -> dict:
     """Acoustic model speed on this machine: training mel frames/s (batch 8, text 80–120 tokens,

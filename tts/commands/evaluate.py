@@ -3,7 +3,7 @@
 Per utterance: attention metrics and failures, MCD (DTW) against the reference recording, and,
 with the meters, WER/CER (substitutions, deletions, insertions) and DNSMOS of our speech and of
 the reference recording sent through the same mel → vocoder path (the ceiling this vocoder
-allows). Writes ``summary.json``, ``utterances.{json,csv,md}`` and the wavs / alignment plots
+allows), with the PESQ and STOI of that resynthesis against the recording. Writes ``summary.json``, ``utterances.{json,csv,md}`` and the wavs / alignment plots
 under ``out``. :func:`score` is shared with the robustness suite (``tts evaluate --suite``).
 """
 
@@ -23,6 +23,7 @@ from tts.data.corpus import read_metadata, read_split
 from tts.errors import TTSError
 from tts.metrics import ErrorCounts, Failure, Recognizer, error_counts, mel_cepstral_distortion
 from tts.metrics.mos import MOSPredictor, MOSScores
+from tts.metrics.quality import resynthesis_quality
 from tts.plots import save_figure
 from tts.synthesis import Synthesizer
 
@@ -61,6 +62,16 @@ class Scored:
     row: dict
     ours: ErrorCounts | None = None
     ceiling: ErrorCounts | None = None
+
+
+def rounded(value: float | None, digits: int) -> float | None:
+    return None if value is None else round(value, digits)
+
+
+def mean_of(rows: list[dict], key: str, digits: int) -> float | None:
+    """The mean of a column over the rows where it is defined (None where it is nowhere)."""
+    values = [r[key] for r in rows if r.get(key) is not None]
+    return round(float(np.mean(values)), digits) if values else None
 
 
 def _mos_columns(prefix: str, scores: MOSScores) -> dict:
@@ -107,6 +118,8 @@ def score(synthesizer: Synthesizer, items: list[Item], out: Path, meters: Meters
             if meters.mos is not None:
                 row.update(_mos_columns("", meters.mos(result.waveform, result.sample_rate)))
                 row.update(_mos_columns("reference_", meters.mos(ceiling_wav, audio.sample_rate)))
+                quality = resynthesis_quality(ceiling_wav, item.reference, audio.sample_rate)
+                row.update(reference_pesq=rounded(quality.pesq, 3), reference_stoi=rounded(quality.stoi, 4))
             scored.append(entry)
     return scored
 
@@ -129,13 +142,16 @@ def summarize(scored: list[Scored]) -> dict:
                        deletions=ours.deletions, insertions=ours.insertions, reference_wer=round(ceiling.wer, 4),
                        reference_cer=round(ceiling.cer, 4))
         summary["wer_ratio_to_reference"] = round(summary["wer"] / max(summary["reference_wer"], 1e-9), 2)
-    for key in ("dnsmos_p808", "dnsmos_ovrl", "reference_dnsmos_p808", "reference_dnsmos_ovrl"):
+    for key in ("dnsmos_p808", "dnsmos_sig", "dnsmos_bak", "dnsmos_ovrl", "reference_dnsmos_p808", "reference_dnsmos_sig",
+                "reference_dnsmos_bak", "reference_dnsmos_ovrl", "reference_pesq", "reference_stoi"):
         if rows and key in rows[0]:
-            summary[key] = round(float(np.mean([r[key] for r in rows])), 3)
+            summary[key] = mean_of(rows, key, 3)
     return summary
 
 
-def write_tables(rows: list[dict], summary: dict, out: Path) -> None:
+def write_tables(rows: list[dict], summary: dict, out: Path, show: list[str] | None = None) -> None:
+    """``summary.json``, and the rows as ``utterances.json`` / ``.csv`` and as a Markdown table
+    of the ``show`` columns (default: the evaluation's main ones)."""
     (out / "summary.json").write_text(json.dumps(summary, indent=1))
     (out / "utterances.json").write_text(json.dumps(rows, indent=1))
     columns = list(dict.fromkeys(k for r in rows for k in r))
@@ -143,8 +159,9 @@ def write_tables(rows: list[dict], summary: dict, out: Path) -> None:
         writer = csv.DictWriter(fh, fieldnames=columns)
         writer.writeheader()
         writer.writerows(rows)
-    show = [c for c in ("id", "category", "seconds", "mcd_db", "wer", "reference_wer", "dnsmos_p808", "focus_rate",
-                        "skips", "repeats", "early_stops", "step_limit_hits", "text") if c in columns]
+    show = [c for c in show or ("id", "category", "seconds", "mcd_db", "wer", "reference_wer", "dnsmos_p808",
+                                "focus_rate", "skips", "repeats", "early_stops", "step_limit_hits", "text")
+            if c in columns]
     lines = ["| " + " | ".join(show) + " |", "|" + "---|" * len(show)]
     lines += ["| " + " | ".join(str(r.get(c, "")).replace("|", "/") for c in show) + " |" for r in rows]
     (out / "utterances.md").write_text("\n".join(lines) + "\n")

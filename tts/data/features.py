@@ -19,6 +19,7 @@ the next run recomputes everything.
 
 from __future__ import annotations
 
+import dataclasses
 import hashlib
 import json
 import logging
@@ -38,29 +39,50 @@ log = logging.getLogger(__name__)
 FEATURE_VERSION = 1
 
 
-def feature_settings(audio: AudioConfig, text: TextConfig) -> dict[str, Any]:
-    """The settings that determine the cached features (Griffin-Lim settings excluded)."""
-    from tts.text import SymbolInventory
-
+def audio_settings(audio: AudioConfig) -> dict[str, Any]:
+    """The audio settings that determine the cached mels (Griffin-Lim settings excluded)."""
     keys = ["sample_rate", "n_fft", "hop_length", "win_length", "n_mels", "fmin", "fmax", "log_floor",
             "trim_silence", "trim_top_db"]
-    text_settings = {"mode": text.mode, "add_eos": text.add_eos}
     # options added later enter the key only when set, so caches made before them stay valid
     if audio.leading_silence:
         keys.append("leading_silence")
+    return {k: getattr(audio, k) for k in keys}
+
+
+def feature_settings(audio: AudioConfig, text: TextConfig) -> dict[str, Any]:
+    """The settings that determine the cached features."""
+    from tts.text import SymbolInventory
+
+    text_settings = {"mode": text.mode, "add_eos": text.add_eos}
     if text.add_bos:
         text_settings["add_bos"] = True
     if text.lexicon:  # its content, not its name, changes the ids
         from tts.text.lexicon import load_lexicon
 
         text_settings["lexicon"] = sorted(load_lexicon(text.lexicon).items())
-    return {"version": FEATURE_VERSION, "audio": {k: getattr(audio, k) for k in keys}, "text": text_settings,
+    return {"version": FEATURE_VERSION, "audio": audio_settings(audio), "text": text_settings,
             "symbols": SymbolInventory.for_text(text).symbols}
 
 
 def feature_dir(root: str | Path, audio: AudioConfig, text: TextConfig) -> Path:
     blob = json.dumps(feature_settings(audio, text), sort_keys=True).encode()
     return Path(root) / "features" / hashlib.sha1(blob).hexdigest()[:12]
+
+
+def find_mel_cache(root: str | Path, audio: AudioConfig) -> tuple[Path, AudioConfig]:
+    """The newest complete feature cache of the corpus at ``root`` whose mels were made with
+    ``audio``'s mel settings (:data:`MEL_FIELDS`; whatever its text settings: a vocoder reads only
+    the mels), and the audio settings it was made with (its trimming included)."""
+    candidates = sorted(Path(root, "features").glob("*/settings.json"), key=lambda p: p.stat().st_mtime, reverse=True)
+    for settings in candidates:
+        stored = json.loads(settings.read_text())
+        if stored.get("version") != FEATURE_VERSION or not (settings.parent / "manifest.jsonl").is_file():
+            continue
+        made_with = dataclasses.replace(audio, **stored["audio"])
+        if not audio.mel_differences(made_with):
+            return settings.parent, made_with
+    raise TTSError(f"no features with these mel settings in {Path(root) / 'features'}: compute them with "
+                   f"'tts features --data {root} --config <acoustic config with the same audio section>'")
 
 
 @dataclass

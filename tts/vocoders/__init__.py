@@ -2,5 +2,7 @@
 
 from tts.vocoders.base import MEL_FIELDS, Vocoder
 from tts.vocoders.griffin_lim import GriffinLim
+from tts.vocoders.hifigan import HiFiGANGenerator
+from tts.vocoders.registry import build_discriminators, build_vocoder
 
-__all__ = ["GriffinLim", "MEL_FIELDS", "Vocoder"]
+__all__ = ["GriffinLim", "HiFiGANGenerator", "MEL_FIELDS", "Vocoder", "build_discriminators", "build_vocoder"]

@@ -6,11 +6,11 @@ from __future__ import annotations
 import torch
 from torch import nn
 
-from tts.config import AudioConfig, InferenceConfig
+from tts.config import MEL_FIELDS, AudioConfig, InferenceConfig
 from tts.errors import TTSError
 
-#: audio settings that change what a log-mel frame means; a vocoder only fits mels made with the same
-MEL_FIELDS = ("sample_rate", "n_fft", "hop_length", "win_length", "n_mels", "fmin", "fmax", "log_floor")
+__all__ = ["MEL_FIELDS", "Vocoder"]
+
 #: a natural-log mel magnitude above this (e^12 ≈ 160,000 on a [-1, 1] waveform scale) is not one
 MAX_LOG_MEL = 12.0
 
@@ -23,13 +23,17 @@ class Vocoder(nn.Module):
         super().__init__()
         self.audio = audio
 
-    def check_compatible(self, audio: AudioConfig) -> None:
-        """Refuse mels made with other settings than the vocoder's, naming the differing fields."""
-        differing = [f"{k} {getattr(audio, k)} vs {getattr(self.audio, k)}" for k in MEL_FIELDS
-                     if getattr(audio, k) != getattr(self.audio, k)]
+    def check_compatible(self, audio: AudioConfig, source: str = "the acoustic model") -> None:
+        """Refuse mels made with other settings than the vocoder's, naming the differing fields
+        (``source``: what makes the mels, for the message)."""
+        differing = self.audio.mel_differences(audio)
         if differing:
-            raise TTSError(f"the vocoder was built for other audio settings than the acoustic model "
-                           f"({'; '.join(differing)})")
+            raise TTSError(f"the vocoder was trained on mels made with other audio settings than {source} "
+                           f"(vocoder vs theirs: {'; '.join(differing)})")
+
+    def for_inference(self) -> "Vocoder":
+        """This vocoder in eval mode, made as fast as it can be for inference (in place)."""
+        return self.eval()
 
     def options(self, settings: InferenceConfig) -> dict:
         """Keyword arguments of :meth:`forward` that come from the inference settings."""

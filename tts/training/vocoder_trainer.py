@@ -1,0 +1,266 @@
+"""Training a neural vocoder (HiFi-GAN) on a corpus's mels and audio, with the guarantees of
+:class:`~tts.training.run.TrainingRun`: exact resume, atomic checkpoints, AMP, DDP, the folder
+lock, deferred signals, TensorBoard with audio.
+
+Each step follows Kong et al. 2020: the generator turns a batch of mel segments into audio; the
+discriminators take a least-squares GAN step on real vs generated audio; then the generator takes
+a step on adversarial + ``feature_weight`` · feature-matching + ``mel_weight`` · mel L1 loss
+against the updated discriminators. A non-finite discriminator loss or gradient skips the whole
+step; a non-finite generator loss or gradient skips the generator's update (the discriminators'
+update of that step stands). Validation vocodes whole validation utterances and reports the mel
+L1 between their mels and the recordings'; ``best.pt`` holds the generator with the lowest.
+"""
+
+from __future__ import annotations
+
+import time
+from pathlib import Path
+from typing import Any
+
+import torch
+from torch import nn
+from torch.nn import functional as F
+from torch.nn.parallel import DistributedDataParallel
+
+from tts import checkpoint
+from tts.audio import MelSpectrogram, save_wav
+from tts.config import TrainConfig, VocoderExperimentConfig
+from tts.data import require_corpus
+from tts.data.features import find_mel_cache
+from tts.data.segments import SegmentDataset, segment_loader
+from tts.errors import TTSError
+from tts.training.run import TrainingRun, log
+from tts.training.teacher_forcing import teacher_forced_mels
+from tts.vocoders import build_discriminators, build_vocoder
+from tts.vocoders.hifigan import discriminator_loss, feature_matching_loss, generator_adversarial_loss
+
+
+class _Generating(nn.Module):
+    """The generator's raw network as ``forward`` (what DistributedDataParallel calls)."""
+
+    def __init__(self, generator: nn.Module):
+        super().__init__()
+        self.generator = generator
+
+    def forward(self, mel: torch.Tensor) -> torch.Tensor:
+        return self.generator.generate(mel)
+
+
+def _check_train_section(train: TrainConfig) -> None:
+    defaults = TrainConfig()
+    acoustic_only = [name for name in ("grad_accum", "r_schedule", "scheduled_sampling", "ignore_layers")
+                     if getattr(train, name) != getattr(defaults, name)]
+    if acoustic_only:
+        raise TTSError(f"train.{acoustic_only[0]} applies to acoustic models only: remove it from the vocoder config")
+
+
+class VocoderTrainer(TrainingRun):
+    """``VocoderTrainer(config, data_root, exp_dir).fit()``; ``resume=True`` continues from the latest checkpoint."""
+
+    def __init__(self, config: VocoderExperimentConfig, data_root: str | Path, exp_dir: str | Path,
+                 resume: bool | str = False, device: str | None = None, progress: bool = True):
+        super().__init__(config, exp_dir, device, progress)
+        _check_train_section(config.train)
+        v = config.vocoder
+        self.data_root = require_corpus(data_root)
+        mel_dir = None
+        if v.mels == "teacher_forced":
+            if not v.acoustic_checkpoint:
+                raise TTSError("vocoder.mels=teacher_forced needs vocoder.acoustic_checkpoint=<acoustic model .pt>")
+            mel_dir, cache, made_with = teacher_forced_mels(v.acoustic_checkpoint, self.data_root, config.audio,
+                                                            device=self.device, progress=progress and self.is_main)
+        else:
+            cache, made_with = find_mel_cache(self.data_root, config.audio)
+        self.train_set = SegmentDataset(cache, self.data_root, "train", made_with, v.segment_frames, mel_dir)
+        self.val_set = SegmentDataset(cache, self.data_root, "val", made_with, v.segment_frames, mel_dir,
+                                      limit=v.n_val_utterances)
+
+        torch.manual_seed(config.train.seed)
+        self.generator = build_vocoder(v, config.audio).to(self.device)
+        self.discriminators = build_discriminators(v).to(self.device)
+        self.g_ddp: nn.Module = _Generating(self.generator)
+        self.d_ddp: nn.Module = self.discriminators
+        self.optimizer_g = torch.optim.AdamW(self.generator.parameters(), v.lr, betas=tuple(v.betas))
+        self.optimizer_d = torch.optim.AdamW(self.discriminators.parameters(), v.lr, betas=tuple(v.betas))
+        decay = lambda step: v.lr_decay ** (step // v.lr_decay_every)  # noqa: E731
+        self.scheduler_g = torch.optim.lr_scheduler.LambdaLR(self.optimizer_g, decay)
+        self.scheduler_d = torch.optim.lr_scheduler.LambdaLR(self.optimizer_d, decay)
+        fp16 = self.amp_dtype == torch.float16
+        self.scaler_g = torch.amp.GradScaler("cuda", enabled=fp16)
+        self.scaler_d = torch.amp.GradScaler("cuda", enabled=fp16)
+        self.mel = MelSpectrogram(config.audio).to(self.device)
+        self.open(resume)
+
+    # ------------------------------------------------------------------ hooks
+    def _wrap_distributed(self) -> None:
+        if self.world_size > 1:
+            ids = [self.device.index] if self.device.type == "cuda" else None
+            self.g_ddp = DistributedDataParallel(self.g_ddp, device_ids=ids)
+            self.d_ddp = DistributedDataParallel(self.discriminators, device_ids=ids)
+
+    def _describe(self) -> None:
+        count = lambda module: sum(p.numel() for p in module.parameters()) / 1e6  # noqa: E731
+        log.info("vocoder %s (generator %.2fM, discriminators %.2fM parameters) on %s, world size %d; "
+                 "%d train / %d val utterances, mels: %s", self.config.vocoder.kind, count(self.generator),
+                 count(self.discriminators), self.device, self.world_size, len(self.train_set), len(self.val_set),
+                 self.config.vocoder.mels)
+
+    def _write_checkpoint(self, path: Path, training: dict[str, Any] | None) -> Path:
+        return checkpoint.save_vocoder(path, self.generator, self.config, self.state.step, training)
+
+    def _optimizer_states(self) -> dict[str, Any]:
+        return {"discriminators": self.discriminators.state_dict(),
+                "optimizer_g": self.optimizer_g.state_dict(), "optimizer_d": self.optimizer_d.state_dict(),
+                "scheduler_g": self.scheduler_g.state_dict(), "scheduler_d": self.scheduler_d.state_dict(),
+                "scaler_g": self.scaler_g.state_dict(), "scaler_d": self.scaler_d.state_dict()}
+
+    def _load_training(self, contents: checkpoint.CheckpointContents) -> None:
+        training = contents.training
+        self.generator.load_state_dict(contents.weights)
+        self.discriminators.load_state_dict(training["discriminators"])
+        for name in ("optimizer_g", "optimizer_d", "scheduler_g", "scheduler_d", "scaler_g", "scaler_d"):
+            getattr(self, name).load_state_dict(training[name])
+
+    def _check_compatible(self, contents: checkpoint.CheckpointContents, action: str = "resume") -> None:
+        if contents.kind != "vocoder":
+            raise TTSError(f"{contents.path} is an acoustic model checkpoint; {action} a vocoder from a "
+                           f"checkpoint written by 'tts train-vocoder'")
+        theirs, ours = contents.config, self.config
+        differing = [f"audio.{d}" for d in theirs.audio.mel_differences(ours.audio)]
+        differing += [f"vocoder.{k}" for k in ("kind", "hifigan")
+                      if getattr(theirs.vocoder, k) != getattr(ours.vocoder, k)]
+        if differing:
+            raise TTSError(f"{contents.path} holds a vocoder with other settings than this config "
+                           f"({', '.join(differing)}); {action} with the config saved next to it")
+
+    def _warm_start(self, path: Path) -> None:
+        """Start from another vocoder run's generator (and discriminators, when the file has them):
+        e.g. fine-tuning on teacher-forced mels a vocoder trained on ground-truth ones."""
+        contents = checkpoint.read(path, self.device)
+        self._check_compatible(contents, "warm start")
+        self.generator.load_state_dict(contents.weights)
+        if contents.training is not None:
+            self.discriminators.load_state_dict(contents.training["discriminators"])
+        log.info("warm start from %s (step %d): generator%s loaded", path, contents.step,
+                 " and discriminators" if contents.training is not None else "")
+
+    # ------------------------------------------------------------------ training
+    def _train(self) -> None:
+        from tqdm import tqdm
+
+        cfg, v = self.config.train, self.config.vocoder
+        bar = tqdm(total=cfg.max_steps, initial=self.state.step, desc="train vocoder", unit="step",
+                   disable=not (self.progress and self.is_main), dynamic_ncols=True)
+        seconds_per_batch = v.batch_size * v.segment_frames * self.config.audio.hop_length / self.config.audio.sample_rate
+        window_audio, window_start = 0.0, time.perf_counter()
+        self._clock = (time.perf_counter(), self.state.train_seconds)
+        while self.state.step < cfg.max_steps:
+            loader = segment_loader(self.train_set, v.batch_size, v.num_workers, cfg.seed, self.rank, self.world_size)
+            loader.batch_sampler.set_epoch(self.state.epoch, skip=self.state.batch_in_epoch)
+            epoch_done = True
+            self.g_ddp.train()
+            self.d_ddp.train()
+            for mels, wavs in loader:
+                self.state.batch_in_epoch += 1
+                terms = self._step(mels.to(self.device), wavs.to(self.device))
+                window_audio += seconds_per_batch * self.world_size
+                if terms is None:
+                    self._stop_if_signalled()
+                    continue
+                bar.update(1)
+                if self.is_main and (self.state.step % cfg.log_every == 0 or self.state.step == 1):
+                    speed = window_audio / max(time.perf_counter() - window_start, 1e-9)
+                    self._record_train({**{k: round(float(t), 6) for k, t in terms.items()},
+                                        "lr": self.scheduler_g.get_last_lr()[0],
+                                        "audio_seconds_per_s": round(speed, 2), "nan_steps": self.state.nan_total})
+                    bar.set_postfix({k: f"{float(terms[k]):.3f}" for k in ("mel_l1", "generator", "discriminator")})
+                    window_audio, window_start = 0.0, time.perf_counter()
+                self._after_step()
+                self.g_ddp.train()
+                if self.state.step >= cfg.max_steps:
+                    epoch_done = False
+                    break
+            if epoch_done:
+                self.state.epoch += 1
+                self.state.batch_in_epoch = 0
+        bar.close()
+
+    def _update(self, loss: torch.Tensor, module: nn.Module, scaler: torch.amp.GradScaler,
+                optimizer: torch.optim.Optimizer) -> torch.Tensor | None:
+        """Backward, clip and step ``module`` on ``loss``; returns the gradient norm, or None (and
+        no change to the weights) when the loss or the gradient is not finite."""
+        optimizer.zero_grad(set_to_none=True)
+        norm = None
+        if self._all_finite(loss):
+            scaler.scale(loss).backward()
+            scaler.unscale_(optimizer)
+            norm = torch.nn.utils.clip_grad_norm_(module.parameters(), self.config.train.grad_clip)
+        if norm is None or not self._all_finite(norm):
+            optimizer.zero_grad(set_to_none=True)
+            scaler.update()
+            return None
+        scaler.step(optimizer)
+        scaler.update()
+        return norm
+
+    def _step(self, mels: torch.Tensor, wavs: torch.Tensor) -> dict[str, torch.Tensor] | None:
+        """One GAN step on mels ``(B, n_mels, F)`` and audio ``(B, 1, F · hop)``; returns the loss
+        terms, or None when the step was skipped as non-finite."""
+        v = self.config.vocoder
+        with self._autocast():
+            fake = self.g_ddp(mels)
+            d_loss = discriminator_loss(self.d_ddp(wavs), self.d_ddp(fake.detach()))
+        d_norm = self._update(d_loss, self.discriminators, self.scaler_d, self.optimizer_d)
+        if d_norm is None:
+            self._skip_step({"discriminator": d_loss.detach()})
+            return None
+
+        self.discriminators.requires_grad_(False)
+        try:
+            with self._autocast():
+                fake_outputs = self.discriminators(fake)
+                with torch.no_grad():
+                    real_outputs = self.discriminators(wavs)
+                adversarial = generator_adversarial_loss(fake_outputs)
+                features = feature_matching_loss(real_outputs, fake_outputs)
+        finally:
+            self.discriminators.requires_grad_(True)
+        mel_l1 = F.l1_loss(self.mel.differentiable(fake.squeeze(1).float()), self.mel.differentiable(wavs.squeeze(1)))
+        g_loss = adversarial.float() + v.feature_weight * features.float() + v.mel_weight * mel_l1
+        terms = {"discriminator": d_loss.detach().float(), "adversarial": adversarial.detach().float(),
+                 "feature_matching": features.detach().float(), "mel_l1": mel_l1.detach(), "generator": g_loss.detach()}
+        g_norm = self._update(g_loss, self.generator, self.scaler_g, self.optimizer_g)
+        if g_norm is None:
+            self._skip_step(terms)
+            return None
+        self.scheduler_g.step()
+        self.scheduler_d.step()
+        self.state.step += 1
+        self.state.nan_streak = 0
+        return terms | {"grad_norm_generator": g_norm.detach(), "grad_norm_discriminators": d_norm.detach()}
+
+    # ------------------------------------------------------------------ validation
+    @torch.no_grad()
+    def validate(self) -> float:
+        """Vocode whole validation utterances (main process): mel L1 against the recordings into
+        metrics.jsonl and TensorBoard, the first ``train.n_val_audio`` as wavs (``val_audio/``)
+        and TensorBoard audio; ``best.pt`` when the L1 is the lowest so far."""
+        if not self.is_main:
+            return float("nan")
+        self.generator.eval()
+        sample_rate = self.config.audio.sample_rate
+        total = 0.0
+        for index in range(len(self.val_set)):
+            mel, wav = self.val_set[index]
+            fake = self.generator.generate(mel[None].to(self.device)).squeeze(1)
+            real = wav[None].to(self.device)
+            total += float(F.l1_loss(self.mel.differentiable(fake), self.mel.differentiable(real)))
+            if index < self.config.train.n_val_audio:
+                uid = self.val_set.utterance_id(index)
+                audio = fake[0].float().cpu()
+                save_wav(self.exp_dir / "val_audio" / f"step{self.state.step:08d}_{uid}.wav", audio.numpy(), sample_rate)
+                self.writer.add_audio(f"val/{uid}", audio.clamp(-1, 1), self.state.step, sample_rate)
+        metrics = {"mel_l1": total / len(self.val_set)}
+        self._record_validation(metrics, metrics["mel_l1"])
+        self.generator.train()
+        return metrics["mel_l1"]
