@@ -45,26 +45,27 @@ for variant in $variants; do
       train.max_steps="$steps" train.validate_every=250 train.checkpoint_every=250 train.keep_last=10 \
       "${extra[@]+"${extra[@]}"}"
   fi
-  [ -f "$exp/eval/summary.json" ] || $TTS evaluate --checkpoint "$final" --data "$data" --split test --limit 100 \
-    --no-asr --out "$exp/eval" > /dev/null
+  [ -f "$exp/eval_$steps/summary.json" ] || $TTS evaluate --checkpoint "$final" --data "$data" --split test \
+    --limit 100 --no-asr --out "$exp/eval_$steps" > /dev/null
 done
-$PY - "$out" $variants <<'PY'
+$PY - "$out" "$steps" $variants <<'PY'
 import json, sys
 from pathlib import Path
 
-out, variants = Path(sys.argv[1]), sys.argv[2:]
+out, steps, variants = Path(sys.argv[1]), int(sys.argv[2]), sys.argv[3:]
 rows = ["| variant | val first-token skips (teacher-forced) | val diagonal | val loss | test first-token skips "
         "(free-running) | test skips (any token) | repeats | early stops | step-limit hits |", "|" + "---|" * 9]
 result = {}
 for variant in variants:
-    val = [json.loads(line) for line in (out / variant / "metrics.jsonl").read_text().splitlines() if '"val"' in line][-1]
-    test = json.loads((out / variant / "eval" / "summary.json").read_text())
+    val = next(record for line in (out / variant / "metrics.jsonl").read_text().splitlines()
+               if '"val"' in line and (record := json.loads(line))["step"] == steps)
+    test = json.loads((out / variant / f"eval_{steps}" / "summary.json").read_text())
     fails = test["attention_failures"]
     result[variant] = {"step": val["step"], "val": val, "test": test}
     rows.append(f"| {variant} | {val['first_token_skips']:.2f} | {val['attention_diagonal']:.3f} | {val['loss']:.3f} | "
                 f"{fails['first_token_skips']} / {test['utterances']} | {fails['skips']} | {fails['repeats']} | "
                 f"{fails['early_stops']} | {fails['step_limit_hits']} |")
-(out / "summary.json").write_text(json.dumps(result, indent=1))
-(out / "summary.md").write_text("\n".join(rows) + "\n")
+(out / f"summary_{steps}.json").write_text(json.dumps(result, indent=1))
+(out / f"summary_{steps}.md").write_text("\n".join(rows) + "\n")
 print("\n".join(rows))
 PY
