@@ -16,7 +16,8 @@ from tts.models.attention.location import LocationAwareAttention
 
 class _LuongLocalAttention(Attention):
     """Luong et al. (2015, §3.2): the ``general`` score ``e_j = sᵀ W_a h_j`` softmaxed over a window
-    of half-width D around a centre p_t; positions outside the window get nothing. Subclasses
+    of half-width D around a centre p_t (for monotonic subclasses only its forward half, p_t … p_t + D);
+    positions outside the window get nothing. Subclasses
     choose the centre. Weights are renormalized to sum to 1 (Luong leaves local-p's Gaussian-scaled
     weights unnormalized)."""
 
@@ -39,7 +40,8 @@ class _LuongLocalAttention(Attention):
         energies = torch.bmm(state["processed_memory"], query.unsqueeze(-1)).squeeze(-1) * self.scale
         centre = self.centre(query, state, mask)
         positions = torch.arange(mask.shape[1], device=mask.device, dtype=energies.dtype)[None]
-        window = mask & ((positions - centre).abs() <= self.half_width)
+        offset = positions - centre
+        window = mask & (offset <= self.half_width) & (offset >= (0 if self.monotonic else -self.half_width))
         window = torch.where(window.any(dim=1, keepdim=True), window, mask)  # an empty window falls back to the mask
         weights = torch.softmax(energies.masked_fill(~window, float("-inf")), dim=-1)
         if self.gaussian:
@@ -67,8 +69,10 @@ class LuongLocalPAttention(_LuongLocalAttention):
 
 @register("luong_local_m")
 class LuongLocalMAttention(_LuongLocalAttention):
-    """local-m adapted to speech: the window sits around the previous step's peak (the first token
-    before the first step), so the alignment moves by at most D tokens a step."""
+    """local-m adapted to speech: the window runs from the previous step's peak (the first token
+    before the first step) to D tokens past it, so the alignment never moves back and moves by at
+    most D tokens a step. (A window centred on the peak, D back and D ahead, gets stuck on one
+    token on the toy benchmark: content energies alone carry no sense of progress.)"""
 
     monotonic = True
 
