@@ -1,7 +1,7 @@
 import numpy as np
 import pytest
 
-from tts.metrics import ErrorCounts, Failure, attention_report, error_counts, most_diagonal_head
+from tts.metrics import ErrorCounts, Failure, attention_report, error_counts, most_diagonal_head, speech_steps
 from tts.metrics.asr import normalize_for_scoring
 from tts.metrics.mcd import mel_cepstral_distortion, mel_cepstrum
 from tts.plots import alignment_figure
@@ -50,6 +50,37 @@ def test_skipped_tokens_are_found():
     report = attention_report(a)
     assert report.skipped_tokens == [8] and report.failures == {Failure.SKIP: 1}
     assert report.describe_failures() == ["skip (1 tokens)"]
+
+
+def test_the_first_token_is_read_only_when_speech_is_made_on_it():
+    """Attention parked on token 0 during a lead-in silence, then jumping to token 2 when the
+    speech starts, skipped tokens 0 and 1; a faint smear over the whole utterance does not read
+    them either. A token read between two peaks (near them) still counts."""
+    lead = np.zeros((10, 20))
+    lead[:, 0] = 1.0
+    speaking = diagonal(60, 20)
+    speaking[:, :2] = 0.0
+    speaking[speaking.sum(axis=1) == 0, 2] = 1.0
+    a = np.concatenate([lead, speaking])
+    speech = np.r_[np.zeros(10, bool), np.ones(60, bool)]
+    assert not attention_report(a).first_token_skipped  # the silent steps fool the meter ...
+    report = attention_report(a, speech=speech)  # ... unless it knows which steps make speech
+    assert report.first_token_skipped and report.skipped_tokens == [0, 1]
+    smeared = 0.99 * speaking
+    smeared[:, :2] += 0.005  # 0.6 of weight in all, far from the peak for most of the utterance
+    assert smeared[:, 0].sum() > 0.25 and attention_report(smeared).first_token_skipped
+    between = diagonal(60, 20)
+    between[between[:, 8] == 1.0, 9] = 0.6  # token 8 never the peak but read next to it
+    between[:, 8] *= 0.4
+    assert attention_report(between).skipped_tokens == []
+
+
+def test_speech_steps_marks_the_decoder_steps_that_are_not_silent():
+    mel = np.full((80, 9), np.log(1e-5))
+    mel[:, 4:7] = 0.0  # loud frames 4, 5, 6
+    assert speech_steps(mel, 1).tolist() == [False] * 4 + [True] * 3 + [False] * 2
+    assert speech_steps(mel, 2).tolist() == [False, False, True, True, False]  # ceil(9 / 2) steps
+    assert speech_steps(mel, 1, top_db=1000).all()
 
 
 def test_silent_tokens_are_not_skips():

@@ -25,7 +25,7 @@ from tts import checkpoint
 from tts.audio import save_wav
 from tts.config import AudioConfig, ExperimentConfig, InferenceConfig, with_overrides
 from tts.errors import TTSError
-from tts.metrics import AttentionReport, Failure, attention_report, most_diagonal_head
+from tts.metrics import AttentionReport, Failure, attention_report, most_diagonal_head, speech_steps
 from tts.models.layers import decoder_steps
 from tts.models.quantize import quantize_int8
 from tts.plots import alignment_figure, save_figure
@@ -214,7 +214,8 @@ class Synthesizer:
             if bool(out.hit_limit[i]):
                 log.warning("%r hit the decoder step limit (%d frames) without a stop token", tok.text[:80], frames)
             symbols = self.tokenizer.ids_to_symbols(tok.ids)
-            report = attention_report(alignment, step_limit_hit=bool(out.hit_limit[i]), symbols=symbols)
+            report = attention_report(alignment, step_limit_hit=bool(out.hit_limit[i]), symbols=symbols,
+                                      speech=speech_steps(mel, r))
             segments.append(Segment(tok.text, tok, symbols, mel, alignment,
                                     out.stop_probs[i, :steps].float().cpu().numpy(), report, heads))
         return segments

@@ -66,18 +66,36 @@ class AttentionReport:
                 f"diag r {self.diagonal_correlation:.2f} · {status}")
 
 
+def speech_steps(mel: np.ndarray, reduction_factor: int = 1, top_db: float = 40.0) -> np.ndarray:
+    """Which decoder steps make speech: ``(T_steps,)`` bool for a natural-log mel ``(n_mels, T_mel)``,
+    a step being speech when any of its ``reduction_factor`` frames has a mean log-mel within
+    ``top_db`` (an amplitude ratio) of the loudest frame's."""
+    energy = np.asarray(mel, dtype=np.float64).mean(axis=0)
+    loud = energy >= energy.max() - top_db / 20.0 * np.log(10.0)
+    steps = -(-len(loud) // reduction_factor)
+    padded = np.zeros(steps * reduction_factor, dtype=bool)
+    padded[: len(loud)] = loud
+    return padded.reshape(steps, reduction_factor).any(axis=1)
+
+
 def attention_report(alignment: np.ndarray, step_limit_hit: bool = False, symbols: Sequence[str] | None = None,
                      skip_mass: float = 0.25, repeat_jump: int = 2, flicker_steps: int = 1,
-                     end_tolerance: int = 2) -> AttentionReport:
+                     end_tolerance: int = 2, speech: np.ndarray | None = None,
+                     neighbourhood: int = 2) -> AttentionReport:
     """Measure an alignment ``(T_steps, T_text)``; ``symbols`` (``T_text`` token strings), when
     given, exempt silent tokens (word boundaries, punctuation, EOS) from skip detection, since
-    fluent speech gives them no frames.
+    fluent speech gives them no frames. ``speech`` ``(T_steps,)`` bool (see :func:`speech_steps`),
+    when given, restricts skip detection to the steps that make speech: attention parked on the
+    first token during a lead-in silence, or a faint smear spread over the whole utterance, does
+    not count as reading it.
 
     * focus rate: mean over steps of the largest weight (1 = perfectly sharp);
     * monotonicity: fraction of steps whose peak does not move backwards;
     * diagonal correlation: Pearson r between step index and peak position;
     * coverage: fraction of tokens that ever received the peak;
     * skipped tokens: sounding tokens never the peak that also got less than ``skip_mass`` total weight
+      while within ``neighbourhood`` tokens of the peak (a short token read between two peaks gets
+      weight there; a faint smear far from where the attention is does not count)
       (``first_token_skipped``: the first sounding token is one of them);
     * repeats: times the peak falls more than ``repeat_jump`` tokens behind the furthest peak so far,
       on the peak track with excursions of up to ``flicker_steps`` steps smoothed away (a median
@@ -94,9 +112,15 @@ def attention_report(alignment: np.ndarray, step_limit_hit: bool = False, symbol
         corr = float(np.corrcoef(np.arange(steps), peaks)[0, 1])
     else:
         corr = 0.0
+    counted = np.ones(steps, dtype=bool) if speech is None else np.asarray(speech, dtype=bool)[:steps]
+    if len(counted) != steps:
+        raise ValueError(f"speech marks {len(counted)} steps of an alignment of {steps}")
+    if not counted.any():
+        counted = np.ones(steps, dtype=bool)
     attended = np.zeros(n_text, dtype=bool)
-    attended[peaks] = True
-    mass = alignment.sum(axis=0)
+    attended[peaks[counted]] = True
+    near_peak = np.abs(np.arange(n_text)[None, :] - peaks[:, None]) <= neighbourhood
+    mass = (alignment * near_peak)[counted].sum(axis=0)
     furthest = np.maximum.accumulate(peaks)
     reached = int(furthest[-1])
     # tokens past the furthest peak are "not reached", not skipped

@@ -19,7 +19,7 @@ import torch
 
 from tts.audio import save_wav
 from tts.data import Batch
-from tts.metrics import attention_report
+from tts.metrics import attention_report, speech_steps
 from tts.models.layers import decoder_steps
 from tts.models.outputs import ModelOutput
 from tts.plots import alignment_figure, figure_to_array, save_figure
@@ -70,7 +70,8 @@ def teacher_forced_metrics(model: torch.nn.Module, criterion: TTSLoss, batches: 
         alignments = output.alignments.float().cpu().numpy()
         for i in range(n):
             steps, n_text = decoder_steps(int(batch.mel_lengths[i]), r), int(batch.text_lengths[i])
-            report = attention_report(alignments[i, :steps, :n_text],
+            target = batch.mels[i, :, : int(batch.mel_lengths[i])].float().cpu().numpy()
+            report = attention_report(alignments[i, :steps, :n_text], speech=speech_steps(target, r),
                                       symbols=symbols(batch.ids[i, :n_text].tolist()) if symbols else None)
             for key, value in (("attention_focus", report.focus_rate),
                                ("attention_diagonal", report.diagonal_correlation),
