@@ -2,8 +2,7 @@
 # Why does the attention skip an utterance's first phoneme? One small Tacotron2 per candidate cause,
 # trained from scratch with the same data, seed and number of steps, each changing one thing:
 #   baseline     trimmed clips that start on their first phoneme (audio.leading_silence=0)
-#   lead_in      audio.leading_silence=0.15 (features keep 150 ms of silence before the speech;
-#                the default of configs/tacotron2_small.yaml since this ablation)
+#   lead_in      audio.leading_silence=0.15 (features keep 150 ms of silence before the speech)
 #   bos          text.add_bos=true (a start symbol before the first phoneme)
 #   start_first  model.tacotron2.attention.start_on_first_token=true (initial alignment on token 0, not zeros)
 #   go_silence   model.go_frame=silence (the first decoder input is silence, not an all-zero "loud" frame)
