@@ -168,7 +168,7 @@ def test_unmasked_padding_and_xavier_initialization():
     bound = math.sqrt(3.0) * math.sqrt(2.0 / (130 + 64))
     embedding = model.encoder.embedding.weight.detach()
     assert float(embedding.abs().max()) <= bound and float(embedding[0].abs().sum()) > 0  # the pad row is trained
-    conv = model.encoder.convs[0].conv.weight  # Xavier-uniform with the ReLU gain: bound √2·√(6 / (fan_in + fan_out))
+    conv = model.encoder.convs[0].conv.weight.detach()  # Xavier-uniform with the ReLU gain: bound √2·√(6 / (fan_in + fan_out))
     fan_in, fan_out = conv.shape[1] * conv.shape[2], conv.shape[0] * conv.shape[2]
     assert float(conv.abs().max()) <= math.sqrt(2) * math.sqrt(6 / (fan_in + fan_out)) + 1e-6
     batch = random_batch(2)
