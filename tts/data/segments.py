@@ -13,12 +13,10 @@ import random
 from pathlib import Path
 
 import numpy as np
-import soundfile as sf
 import torch
 from torch.utils.data import DataLoader, Dataset
 
-from tts.audio import edge_silence
-from tts.audio.io import to_mono
+from tts.audio import edge_silence, load_wav
 from tts.config import AudioConfig
 from tts.data.corpus import read_split
 from tts.data.dataset import EpochBatchSampler
@@ -60,8 +58,8 @@ class SegmentDataset(Dataset):
 
     def _wav(self, uid: str, n_frames: int) -> np.ndarray:
         path = self.root / "wavs" / f"{uid}.wav"
-        wav, sr = sf.read(str(path), dtype="float32", always_2d=True)
-        wav = edge_silence(to_mono(wav, str(path)), self.audio)
+        wav, sr = load_wav(path)
+        wav = edge_silence(wav, self.audio)
         if sr != self.audio.sample_rate or len(wav) // self.audio.hop_length + 1 != n_frames:
             raise TTSError(f"{path} no longer matches its cached features ({n_frames} frames): "
                            f"recompute them with 'tts features'")
