@@ -23,15 +23,30 @@ def test_model_benchmark_times_any_configured_model(capsys, tmp_path):
     config.write_text("model:\n  name: transformer_tts\n  transformer_tts: {embedding_dim: 32, d_model: 32, heads: 2, "
                       "encoder_layers: 1, decoder_layers: 1, ffn_dim: 64, decoder_prenet_dims: [32, 32], "
                       "postnet_layers: 2, postnet_channels: 32, reduction_factor: 2}\n")
-    cli.main(["bench", "model", "--config", str(config), "--threads", "1"])
+    reference = tmp_path / "nvidia.json"  # the harness's format (../shared/bench/nvidia_baseline.py)
+    reference.write_text(json.dumps({"impl": "NVIDIA/tacotron2", "cpu": "test", "threads": 1, "contended": False,
+                                     "train": {"mel_frames_per_second": 1.0},
+                                     "inference": {"ms_per_decoder_step_incl_encoder_postnet": 1e6}}))
+    cli.main(["bench", "model", "--config", str(config), "--threads", "1", "--train-steps", "1",
+              "--inference-steps", "12", "--reference-json", str(reference)])
     result = json.loads(capsys.readouterr().out)
     assert (result["model"], result["reduction_factor"], result["attention"]) == (
         "transformer_tts", 2, "2-head encoder-decoder")
     train = result["train"]
-    assert train["frames"] == 4144  # the seeded batch: 8 utterances of 400-600 frames
-    assert train["mel_frames_per_second"] == pytest.approx(4144 / train["seconds_per_step"], rel=0.01)
+    assert train["frames"] == 4000  # the harness's batch: 8 utterances evenly spaced from 400 to 600 frames
+    assert train["mel_frames_per_second"] == pytest.approx(4000 / train["seconds_per_step"], rel=0.01)
     steps = result["inference_ms_per_decoder_step"]
     assert sorted(steps) == ["fp32_batch1", "fp32_batch16", "int8_batch1", "int8_batch16"]
     hop_ms = 1000 * 256 / 22050
     for kind, rtf in result["inference_realtime_factor_batch1"].items():  # ms per step over ms of audio per step
         assert rtf == pytest.approx(steps[f"{kind}_batch1"] / (2 * hop_ms), abs=1e-3)
+    speedup = result["speedup_over_reference"]
+    assert speedup["train_mel_frames_per_second"] == pytest.approx(train["mel_frames_per_second"], rel=0.01)
+    assert speedup["inference_int8_batch1"] == pytest.approx(1e6 / steps["int8_batch1"], rel=0.01)
+    assert result["targets_met"] == {"train_mel_frames_per_second": True, "inference_fp32_batch1": True,
+                                     "inference_int8_batch1": True}
+
+
+def test_model_benchmark_refuses_a_reference_command_that_prints_no_json(capsys):
+    assert cli.main(["bench", "model", "--reference-command", "echo not json; exit 3"]) == 2
+    assert "exited 3 without a JSON line" in capsys.readouterr().err

@@ -179,3 +179,36 @@ def test_unmasked_padding_and_xavier_initialization():
         batch.ids[2, 3:] = 5  # what stands in the padding of item 2 now reaches its real frames
         changed = model(batch).mel_after[2, :, :7]
     assert not torch.allclose(short, changed)  # unlike the masked default (test_batched_inference_equals_single_items)
+
+
+@pytest.mark.parametrize("kind", ["location_sensitive", "forward", "gmm", "stepwise_monotonic", "hard"])
+def test_teacher_forcing_is_the_free_running_step_in_value_and_gradient(kind):
+    """The teacher-forced loop runs the attention chain first and defers weight gradients
+    (tts.models.recurrent); it must compute what `Decoder.step` computes, step after step."""
+    torch.manual_seed(0)
+    config = small_config()
+    config.attention.kind = kind
+    model = Tacotron2(config, 100).eval()
+    decoder = model.decoder
+    memory = torch.randn(2, 7, model.config.encoder_lstm_dim, requires_grad=True)
+    mask = torch.arange(7)[None] < torch.tensor([[7], [5]])
+    inputs = torch.randn(2, 9, 80)
+
+    def stepwise():
+        prenet_out, state, hidden, alignments = decoder.prenet(inputs), decoder.init_state(memory, mask), [], []
+        for t in range(inputs.shape[1]):
+            h, weights, state = decoder.step(prenet_out[:, t], state)
+            hidden.append(h)
+            alignments.append(weights)
+        return torch.stack(hidden, dim=1), torch.stack(alignments, dim=1)
+
+    results = []
+    for run in (stepwise, lambda: decoder(memory, mask, inputs)):
+        model.zero_grad()
+        memory.grad = None
+        hidden, alignments = run()
+        ((hidden ** 2).sum() + (alignments * torch.arange(7.0)).sum()).backward()
+        results.append([hidden, alignments, memory.grad] + [p.grad for p in decoder.parameters() if p.grad is not None])
+    assert len(results[0]) == len(results[1]) > 10
+    for expected, got in zip(*results):
+        torch.testing.assert_close(got, expected, rtol=1e-4, atol=1e-5 * float(expected.abs().max()))

@@ -108,7 +108,9 @@ def _cmd_bench(args: argparse.Namespace) -> None:
         result = bench.bench_griffin_lim(seconds=args.seconds, iters=args.iters, threads=args.threads,
                                          wav_path=args.wav)
     elif args.name == "model":
-        result = bench.bench_model(threads=args.threads, config_path=args.config)
+        result = bench.bench_model(threads=args.threads, config_path=args.config, train_steps=args.train_steps,
+                                   inference_steps=args.inference_steps, reference_command=args.reference_command,
+                                   reference_json=args.reference_json)
     elif args.name == "frontend":
         result = bench.bench_frontend(args.text_file)
     elif args.name == "vocoder":
@@ -538,6 +540,13 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--kinds", nargs="+", help="attention: mechanisms to compare (default: all registered)")
     p.add_argument("--no-guided", action="store_true", help="attention: train without the guided attention loss")
     p.add_argument("--config", help="model: its config, Tacotron2 or Transformer-TTS (default: configs/tacotron2.yaml)")
+    p.add_argument("--train-steps", type=_positive_int, default=5, help="model: timed training steps (median)")
+    p.add_argument("--inference-steps", type=_positive_int, default=500,
+                   help="model: decoder steps each timed inference is forced to")
+    reference = p.add_mutually_exclusive_group()
+    reference.add_argument("--reference-command", help="model: a timing harness to run first, side by side, that prints "
+                                                       "one JSON line (../shared/bench/nvidia_baseline.py's format)")
+    reference.add_argument("--reference-json", help="model: that harness's JSON, stored from an earlier run")
     p.add_argument("--seconds", type=float, default=10.0)
     p.add_argument("--iters", type=_positive_int, default=64)
     p.add_argument("--threads", type=_positive_int, default=2)

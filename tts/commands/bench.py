@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import shutil
 import subprocess
 import tempfile
@@ -13,6 +14,7 @@ import torch
 
 from tts.audio import STFT, load_wav, spectral_convergence
 from tts.config import AudioConfig
+from tts.errors import TTSError
 from tts.text import SymbolInventory
 from tts.vocoders import GriffinLim
 
@@ -116,18 +118,56 @@ def bench_vocoder(seconds: float = 10.0, threads: int = 2, iters: int = 64, devi
     return result
 
 
-def bench_model(threads: int = 2, config_path: str | None = None, train_steps: int = 3,
-                inference_steps: int = 100, seed: int = 0) -> dict:
-    """Acoustic model speed on this machine: training mel frames/s (batch 8, text 80–120 tokens,
-    mel 400–600 frames, Adam, clipping 1.0) and inference ms per decoder step over the first
-    ``inference_steps`` steps at batch 1 and 16, in fp32 and with int8 weights. The model is the
-    config's (``model.name``); default: NVIDIA's Tacotron2 (configs/tacotron2.yaml)."""
+#: what ``tts bench model`` asks of our model against the reference, as speed-up factors
+MODEL_TARGETS = {"train_mel_frames_per_second": 2.0, "inference_fp32_batch1": 1.5, "inference_int8_batch1": 3.0}
+
+
+def reference_batch_lengths(batch_size: int = 8, text: tuple[int, int] = (80, 120), mel: tuple[int, int] = (400, 600),
+                            seed: int = 1234) -> tuple[list[int], list[int]]:
+    """The timing harness's batch layout (``../shared/bench/nvidia_baseline.py``): text lengths evenly
+    spaced from the longest down (sorted), mel lengths evenly spaced, shuffled by a seeded permutation
+    so that they do not follow the text lengths."""
+    text_lengths = [round(text[1] - i * (text[1] - text[0]) / (batch_size - 1)) for i in range(batch_size)]
+    mel_lengths = [round(mel[0] + i * (mel[1] - mel[0]) / (batch_size - 1)) for i in range(batch_size)]
+    order = torch.randperm(batch_size, generator=torch.Generator().manual_seed(seed)).tolist()
+    return text_lengths, [mel_lengths[i] for i in order]
+
+
+def run_reference(command: str | None = None, json_path: str | None = None) -> dict | None:
+    """The reference's figures: the JSON line a timing harness prints (``command``, run now, in a
+    shell, its progress on stderr passing through) or stored earlier (``json_path``)."""
+    if json_path is not None:
+        return json.loads(Path(json_path).read_text())
+    if command is None:
+        return None
+    done = subprocess.run(command, shell=True, stdout=subprocess.PIPE, text=True)
+    lines = [line for line in done.stdout.splitlines() if line.strip().startswith("{")]
+    if done.returncode != 0 or not lines:
+        raise TTSError(f"the reference command exited {done.returncode} without a JSON line: {command}")
+    return json.loads(lines[-1])
+
+
+def bench_model(threads: int = 2, config_path: str | None = None, train_steps: int = 5, inference_steps: int = 500,
+                inference_runs: int = 3, seed: int = 0, reference_command: str | None = None,
+                reference_json: str | None = None) -> dict:
+    """Acoustic model speed on this machine, with the inputs of the reference timing harness.
+
+    Training: mel frames/s of one full step (forward, loss, backward, clipping 1.0, Adam) on a
+    batch of 8 (text 120…80 tokens, mel 400…600 frames), median of ``train_steps`` after one warm-up.
+    Inference: ms per decoder step, encoder and postnet included, for a 100-token input forced to
+    exactly ``inference_steps`` steps, at batch 1 and 16, fp32 and int8 (median of
+    ``inference_runs`` after one warm-up). The model is the config's (default: NVIDIA's sizes,
+    configs/tacotron2.yaml). With a reference (the harness's command, run first in the same
+    process tree, or its stored JSON) the result holds its figures, the speed-up factors and
+    whether :data:`MODEL_TARGETS` are met.
+    """
     from tts.config import load_config
     from tts.data import Batch
     from tts.models import build_model
     from tts.models.quantize import quantize_int8
     from tts.training.losses import TTSLoss
 
+    reference = run_reference(reference_command, reference_json)
     torch.set_num_threads(threads)
     torch.manual_seed(seed)
     config = load_config(config_path or Path(__file__).resolve().parents[2] / "configs" / "tacotron2.yaml")
@@ -135,16 +175,16 @@ def bench_model(threads: int = 2, config_path: str | None = None, train_steps: i
     model = build_model(config.model, n_symbols, config.audio)
     r = model.reduction_factor
     g = torch.Generator().manual_seed(seed)
-    text_lengths = torch.randint(80, 121, (8,), generator=g).sort(descending=True).values
-    mel_lengths = torch.randint(400, 601, (8,), generator=g)
-    t_mel = int(mel_lengths.max()) + (-int(mel_lengths.max())) % r
-    ids = torch.randint(3, n_symbols, (8, int(text_lengths.max())), generator=g) * (
-        torch.arange(int(text_lengths.max()))[None] < text_lengths[:, None])
+    text_list, mel_list = reference_batch_lengths()
+    text_lengths, mel_lengths = torch.tensor(text_list), torch.tensor(mel_list)
+    t_mel = max(mel_list) + (-max(mel_list)) % r
+    ids = torch.randint(3, n_symbols, (8, max(text_list)), generator=g) * (
+        torch.arange(max(text_list))[None] < text_lengths[:, None])
     stop = (torch.arange(t_mel)[None] >= mel_lengths[:, None] - 1).float()
-    batch = Batch(ids, text_lengths, torch.randn(8, config.audio.n_mels, t_mel, generator=g) - 5, mel_lengths, stop,
-                  [str(i) for i in range(8)])
+    mels = torch.randn(8, config.audio.n_mels, t_mel, generator=g) * 2.0 - 5.0
+    batch = Batch(ids, text_lengths, mels, mel_lengths, stop, [str(i) for i in range(8)])
     criterion = TTSLoss(config.loss)
-    optimizer = torch.optim.Adam(model.parameters(), lr=1e-3)
+    optimizer = torch.optim.Adam(model.parameters(), lr=1e-3, weight_decay=1e-6)
     model.train()
     times = []
     for _ in range(train_steps + 1):  # the first step warms up allocators
@@ -159,26 +199,44 @@ def bench_model(threads: int = 2, config_path: str | None = None, train_steps: i
     model.eval()
     text = torch.randint(3, n_symbols, (1, 100), generator=g)
 
-    def ms_per_step(m, batch_size: int) -> float:
+    def ms_per_step(m: torch.nn.Module, batch_size: int) -> float:
         x = text.repeat(batch_size, 1)
-        m.inference(x, stop_threshold=2.0, max_decoder_steps=5)
-        start = time.perf_counter()
-        out = m.inference(x, stop_threshold=2.0, max_decoder_steps=inference_steps)
-        return (time.perf_counter() - start) / out.alignments.shape[1] * 1e3
+        forced = {"stop_threshold": 2.0, "max_decoder_steps": inference_steps, "max_frames_per_token": 1e4,
+                  "stop_after_last_token": False}
+        m.inference(x, **{**forced, "max_decoder_steps": 5})
+        runs = []
+        for _ in range(inference_runs):
+            start = time.perf_counter()
+            out = m.inference(x, **forced)
+            runs.append((time.perf_counter() - start) / out.alignments.shape[1] * 1e3)
+        return float(np.median(runs))
 
     int8 = quantize_int8(model)
+    frames = int(mel_lengths.sum())
     result = {
         "threads": threads, "parameters_millions": round(sum(p.numel() for p in model.parameters()) / 1e6, 2),
         "model": config.model.name, "reduction_factor": r, "attention": model.attention_name,
-        "train": {"batch": 8, "frames": int(mel_lengths.sum()), "seconds_per_step": round(train_s, 3),
-                  "mel_frames_per_second": round(float(mel_lengths.sum()) / train_s, 1)},
+        "train": {"batch": 8, "frames": frames, "seconds_per_step": round(train_s, 3),
+                  "mel_frames_per_second": round(frames / train_s, 1)},
         "inference_ms_per_decoder_step": {
             "fp32_batch1": round(ms_per_step(model, 1), 3), "fp32_batch16": round(ms_per_step(model, 16), 3),
             "int8_batch1": round(ms_per_step(int8, 1), 3), "int8_batch16": round(ms_per_step(int8, 16), 3)},
+        "inference_decoder_steps": inference_steps,
     }
     steps = result["inference_ms_per_decoder_step"]
     hop_ms = 1000 * config.audio.hop_length / config.audio.sample_rate
     result["inference_realtime_factor_batch1"] = {k: round(steps[f"{k}_batch1"] / (hop_ms * r), 3) for k in ("fp32", "int8")}
+    if reference is not None:
+        result["reference"] = {key: reference.get(key) for key in ("impl", "revision", "cpu", "threads", "contended")}
+        result["reference"]["train_mel_frames_per_second"] = reference["train"]["mel_frames_per_second"]
+        reference_ms = reference["inference"]["ms_per_decoder_step_incl_encoder_postnet"]
+        result["reference"]["inference_ms_per_decoder_step"] = reference_ms
+        speedup = {"train_mel_frames_per_second": result["train"]["mel_frames_per_second"] /
+                   reference["train"]["mel_frames_per_second"],
+                   "inference_fp32_batch1": reference_ms / steps["fp32_batch1"],
+                   "inference_int8_batch1": reference_ms / steps["int8_batch1"]}
+        result["speedup_over_reference"] = {key: round(value, 2) for key, value in speedup.items()}
+        result["targets_met"] = {key: speedup[key] >= target for key, target in MODEL_TARGETS.items()}
     return result
 
 

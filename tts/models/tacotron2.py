@@ -11,6 +11,7 @@ import math
 
 import torch
 from torch import nn
+from torch.nn import functional as F
 from torch.nn.utils.rnn import pack_padded_sequence, pad_packed_sequence
 
 from tts.config import AudioConfig, Tacotron2Config
@@ -18,6 +19,7 @@ from tts.models.attention import build_attention
 from tts.models.decoding import AutoregressiveTTS, StepAttention
 from tts.models.layers import ConvBlock, Postnet, Prenet, zoneout
 from tts.models.outputs import ModelOutput
+from tts.models.recurrent import lstm_update, step_product
 from tts.models.registry import register_model
 
 
@@ -83,16 +85,52 @@ class Decoder(nn.Module):
 
     def forward(self, memory: torch.Tensor, mask: torch.Tensor,
                 inputs: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
-        """Teacher forcing. inputs ``(B, T_steps, n_mels)`` → hidden ``(B, T_steps, D)``,
-        alignments ``(B, T_steps, T_text)``."""
-        prenet_out = self.prenet(inputs)                                  # (B, T_steps, P), all steps at once
+        """Teacher forcing: the same function as :meth:`step` at every step, ordered for speed.
+        inputs ``(B, T_steps, n_mels)`` → hidden ``(B, T_steps, D_dec + D_enc)``, alignments
+        ``(B, T_steps, T_text)``.
+
+        With the input frames known, the attention chain (attention LSTM + attention) never reads
+        the decoder LSTM, so it runs first over all steps, then the decoder LSTM. Every input
+        projection that does not depend on the recurrence (the prenet's share of the attention
+        LSTM, all of the decoder LSTM's input) is one matrix product over all steps, and each
+        loop reads only its recurrent weights, as :func:`~tts.models.recurrent.step_product` with
+        one weight gradient per loop.
+        """
+        batch, steps = inputs.shape[:2]
+        prenet_out = self.prenet(inputs)                                    # (B, T_steps, P)
         state = self.init_state(memory, mask)
-        hidden, alignments = [], []
-        for t in range(inputs.shape[1]):
-            h, weights, state = self.step(prenet_out[:, t], state)
-            hidden.append(h)
+        rnn = self.attention_rnn
+        prenet_weight, context_weight = rnn.weight_ih.split([prenet_out.shape[2], memory.shape[2]], dim=1)
+        prenet_gates = F.linear(prenet_out, prenet_weight, _lstm_bias(rnn)).unbind(1)  # T_steps × (B, 4 H_att)
+        from_context, from_hidden = step_product(context_weight), step_product(rnn.weight_hh)
+        (h, c), context, attention_state = state["attention_rnn"], state["context"], state["attention"]
+        queries, contexts, alignments = [], [], []
+        for t in range(steps):
+            hc = lstm_update(prenet_gates[t] + from_context(context) + from_hidden(h), c)
+            h, c = zoneout(hc, (h, c), self.zoneout, self.training)
+            h = self.rnn_dropout(h)
+            context, weights, attention_state = self.attention(h, attention_state)
+            queries.append(h)
+            contexts.append(context)
             alignments.append(weights)
-        return torch.stack(hidden, dim=1), torch.stack(alignments, dim=1)
+        contexts_all = torch.stack(contexts, dim=1)                          # (B, T_steps, D_enc)
+        rnn = self.decoder_rnn
+        input_gates = F.linear(torch.cat([torch.stack(queries, dim=1), contexts_all], dim=-1),
+                               rnn.weight_ih, _lstm_bias(rnn)).unbind(1)   # T_steps × (B, 4 H_dec)
+        from_hidden = step_product(rnn.weight_hh)
+        h, c = state["decoder_rnn"]
+        hidden = []
+        for t in range(steps):
+            hc = lstm_update(input_gates[t] + from_hidden(h), c)
+            h, c = zoneout(hc, (h, c), self.zoneout, self.training)
+            h = self.rnn_dropout(h)
+            hidden.append(h)
+        return torch.cat([torch.stack(hidden, dim=1), contexts_all], dim=-1), torch.stack(alignments, dim=1)
+
+
+def _lstm_bias(cell: nn.LSTMCell) -> torch.Tensor | None:
+    """The cell's two biases as one ``(4 H,)`` (None without biases)."""
+    return cell.bias_ih + cell.bias_hh if cell.bias else None
 
 
 @register_model("tacotron2")
