@@ -7,6 +7,10 @@ shared by the steps (:class:`SharedWeight`) instead records each step's input an
 gradient during the backward pass and forms its gradient once, after the last step's backward,
 as one matrix product over all steps and items, ``∂L/∂W = Σ_t g_tᵀ x_t = Gᵀ X``. The values are
 the same (up to summation order); only the memory traffic changes.
+
+A loop's products also use a fixed weight at every step, so on the CPU the weight is reordered
+once into oneDNN's blocked layout (:func:`fixed_weight_product`): PyTorch's default GEMM re-packs
+the weight at every call, which makes a batch-1…16 product 2–4× slower than the memory allows.
 """
 
 from __future__ import annotations
@@ -14,7 +18,19 @@ from __future__ import annotations
 from typing import Callable
 
 import torch
+from torch import nn
 from torch.nn import functional as F
+
+
+def fixed_weight_product(weight: torch.Tensor, batch_size: int) -> Callable[[torch.Tensor], torch.Tensor]:
+    """``x ↦ x Wᵀ`` ``(B, in) → (B, out)`` for a weight ``(out, in)`` that stays fixed across many
+    calls with about ``batch_size`` rows: on the CPU in float32, the weight reordered once for
+    oneDNN (any B works; ``batch_size`` tunes the layout); elsewhere ``F.linear``. No autograd."""
+    weight = weight.detach()
+    if weight.device.type == "cpu" and weight.dtype == torch.float32 and torch.backends.mkldnn.is_available():
+        packed = torch.ops.mkldnn._reorder_linear_weight(weight, batch_size)
+        return lambda x: torch.ops.mkldnn._linear_pointwise(x, packed, None, "none", [], "")
+    return lambda x: F.linear(x, weight)
 
 
 class _Anchor(torch.autograd.Function):
@@ -39,15 +55,15 @@ class _StepProduct(torch.autograd.Function):
     def forward(ctx, x: torch.Tensor, anchor: torch.Tensor, shared: "SharedWeight") -> torch.Tensor:  # type: ignore[override]
         ctx.shared = shared
         ctx.save_for_backward(x)
-        return x.to(shared.compute.dtype) @ shared.compute.t()
+        return shared.product(x.to(shared.dtype))
 
     @staticmethod
     def backward(ctx, grad: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor, None]:  # type: ignore[override]
         (x,) = ctx.saved_tensors
         shared = ctx.shared
-        grad = grad.to(shared.compute.dtype)
+        grad = grad.to(shared.dtype)
         shared.record(x, grad)
-        return (grad @ shared.compute).to(x.dtype), grad.new_zeros(()), None
+        return shared.transposed_product(grad).to(x.dtype), grad.new_zeros(()), None
 
 
 class SharedWeight:
@@ -55,11 +71,13 @@ class SharedWeight:
     for ``x`` ``(B, in)``. Create one per forward pass (it keeps that pass's records). Under
     autocast the weight is cast once, to the autocast dtype of its device."""
 
-    def __init__(self, weight: torch.Tensor):
+    def __init__(self, weight: torch.Tensor, batch_size: int):
         self.weight = weight
         device = weight.device.type
-        dtype = torch.get_autocast_dtype(device) if torch.is_autocast_enabled(device) else weight.dtype
-        self.compute = weight.detach().to(dtype).contiguous()
+        self.dtype = torch.get_autocast_dtype(device) if torch.is_autocast_enabled(device) else weight.dtype
+        compute = weight.detach().to(self.dtype)
+        self.product = fixed_weight_product(compute, batch_size)                      # x ↦ x Wᵀ
+        self.transposed_product = fixed_weight_product(compute.t().contiguous(), batch_size)  # g ↦ g W
         self.inputs: list[torch.Tensor] = []
         self.grads: list[torch.Tensor] = []
         self.anchor = _Anchor.apply(weight, self)
@@ -68,7 +86,7 @@ class SharedWeight:
         return _StepProduct.apply(x, self.anchor, self)
 
     def record(self, x: torch.Tensor, grad: torch.Tensor) -> None:
-        self.inputs.append(x.to(self.compute.dtype))
+        self.inputs.append(x.to(self.dtype))
         self.grads.append(grad)
 
     def gradient(self) -> torch.Tensor | None:
@@ -80,12 +98,32 @@ class SharedWeight:
         return gradient.to(self.weight.dtype)
 
 
-def step_product(weight: torch.Tensor) -> Callable[[torch.Tensor], torch.Tensor]:
-    """``x ↦ x Wᵀ`` for every step of a loop: a :class:`SharedWeight` when the weight's gradient
-    will be needed, else a plain product."""
+def step_product(weight: torch.Tensor, batch_size: int) -> Callable[[torch.Tensor], torch.Tensor]:
+    """``x ↦ x Wᵀ`` for every step of a loop over ``batch_size`` items: a :class:`SharedWeight`
+    when the weight's gradient will be needed, else :func:`fixed_weight_product`."""
     if torch.is_grad_enabled() and weight.requires_grad:
-        return SharedWeight(weight)
-    return lambda x: F.linear(x, weight)
+        return SharedWeight(weight, batch_size)
+    return fixed_weight_product(weight, batch_size)
+
+
+LSTMStep = Callable[[torch.Tensor, tuple[torch.Tensor, torch.Tensor]], tuple[torch.Tensor, torch.Tensor]]
+
+
+def lstm_step(cell: nn.Module, batch_size: int) -> LSTMStep:
+    """The step ``(x (B, I), (h, c) (B, H) each) → (h, c)`` of an LSTM cell for a loop that does
+    not train it (inference, validation): a float ``nn.LSTMCell`` runs on fixed-weight products
+    (:func:`fixed_weight_product`); a cell being trained, or any other cell (int8), runs as it is."""
+    if not isinstance(cell, nn.LSTMCell) or (torch.is_grad_enabled() and cell.weight_ih.requires_grad):
+        return cell
+    from_input = fixed_weight_product(cell.weight_ih, batch_size)
+    from_hidden = fixed_weight_product(cell.weight_hh, batch_size)
+    bias = (cell.bias_ih + cell.bias_hh).detach() if cell.bias else None
+
+    def step(x: torch.Tensor, state: tuple[torch.Tensor, torch.Tensor]) -> tuple[torch.Tensor, torch.Tensor]:
+        gates = from_input(x) + from_hidden(state[0])
+        return lstm_update(gates if bias is None else gates + bias, state[1])
+
+    return step
 
 
 def lstm_update(gates: torch.Tensor, c: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:

@@ -19,7 +19,7 @@ from tts.models.attention import build_attention
 from tts.models.decoding import AutoregressiveTTS, StepAttention
 from tts.models.layers import ConvBlock, Postnet, Prenet, zoneout
 from tts.models.outputs import ModelOutput
-from tts.models.recurrent import lstm_update, step_product
+from tts.models.recurrent import lstm_step, lstm_update, step_product
 from tts.models.registry import register_model
 
 
@@ -67,20 +67,22 @@ class Decoder(nn.Module):
         return {"attention_rnn": (zeros(batch, att_dim), zeros(batch, att_dim)),
                 "decoder_rnn": (zeros(batch, dec_dim), zeros(batch, dec_dim)),
                 "context": zeros(batch, memory.shape[2]),
-                "attention": self.attention.init_state(memory, mask)}
+                "attention": self.attention.init_state(memory, mask),
+                "cells": (lstm_step(self.attention_rnn, batch), lstm_step(self.decoder_rnn, batch))}
 
     def step(self, prenet_out: torch.Tensor, state: dict,
              window: torch.Tensor | None = None) -> tuple[torch.Tensor, torch.Tensor, dict]:
         """One decoder step: prenet output ``(B, P)`` → hidden ``(B, D_dec + D_enc)``, weights ``(B, T_text)``."""
-        att_hc = self.attention_rnn(torch.cat([prenet_out, state["context"]], dim=-1), state["attention_rnn"])
+        attention_rnn, decoder_rnn = state["cells"]
+        att_hc = attention_rnn(torch.cat([prenet_out, state["context"]], dim=-1), state["attention_rnn"])
         att_h, att_c = zoneout(att_hc, state["attention_rnn"], self.zoneout, self.training)
         att_h = self.rnn_dropout(att_h)
         context, weights, att_state = self.attention(att_h, state["attention"], window)
-        dec_hc = self.decoder_rnn(torch.cat([att_h, context], dim=-1), state["decoder_rnn"])
+        dec_hc = decoder_rnn(torch.cat([att_h, context], dim=-1), state["decoder_rnn"])
         dec_h, dec_c = zoneout(dec_hc, state["decoder_rnn"], self.zoneout, self.training)
         dec_h = self.rnn_dropout(dec_h)
         new_state = {"attention_rnn": (att_h, att_c), "decoder_rnn": (dec_h, dec_c),
-                     "context": context, "attention": att_state}
+                     "context": context, "attention": att_state, "cells": state["cells"]}
         return torch.cat([dec_h, context], dim=-1), weights, new_state
 
     def forward(self, memory: torch.Tensor, mask: torch.Tensor,
@@ -102,7 +104,7 @@ class Decoder(nn.Module):
         rnn = self.attention_rnn
         prenet_weight, context_weight = rnn.weight_ih.split([prenet_out.shape[2], memory.shape[2]], dim=1)
         prenet_gates = F.linear(prenet_out, prenet_weight, _lstm_bias(rnn)).unbind(1)  # T_steps × (B, 4 H_att)
-        from_context, from_hidden = step_product(context_weight), step_product(rnn.weight_hh)
+        from_context, from_hidden = step_product(context_weight, batch), step_product(rnn.weight_hh, batch)
         (h, c), context, attention_state = state["attention_rnn"], state["context"], state["attention"]
         queries, contexts, alignments = [], [], []
         for t in range(steps):
@@ -117,7 +119,7 @@ class Decoder(nn.Module):
         rnn = self.decoder_rnn
         input_gates = F.linear(torch.cat([torch.stack(queries, dim=1), contexts_all], dim=-1),
                                rnn.weight_ih, _lstm_bias(rnn)).unbind(1)   # T_steps × (B, 4 H_dec)
-        from_hidden = step_product(rnn.weight_hh)
+        from_hidden = step_product(rnn.weight_hh, batch)
         h, c = state["decoder_rnn"]
         hidden = []
         for t in range(steps):
