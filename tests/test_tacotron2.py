@@ -208,7 +208,8 @@ def test_teacher_forcing_is_the_free_running_step_in_value_and_gradient(kind):
         memory.grad = None
         hidden, alignments = run()
         ((hidden ** 2).sum() + (alignments * torch.arange(7.0)).sum()).backward()
-        results.append([t.detach() for t in [hidden, alignments, memory.grad] + [p.grad for p in decoder.parameters() if p.grad is not None]])
+        grads = [p.grad for p in decoder.parameters() if p.grad is not None]
+        results.append([t.detach() for t in [hidden, alignments, memory.grad] + grads])
     assert len(results[0]) == len(results[1]) > 10
     for expected, got in zip(*results):
         torch.testing.assert_close(got, expected, rtol=1e-4, atol=1e-5 * float(expected.abs().max()))

@@ -117,13 +117,18 @@ def lstm_step(cell: nn.Module, batch_size: int) -> LSTMStep:
         return cell
     from_input = fixed_weight_product(cell.weight_ih, batch_size)
     from_hidden = fixed_weight_product(cell.weight_hh, batch_size)
-    bias = (cell.bias_ih + cell.bias_hh).detach() if cell.bias else None
+    bias = lstm_bias(cell)
 
     def step(x: torch.Tensor, state: tuple[torch.Tensor, torch.Tensor]) -> tuple[torch.Tensor, torch.Tensor]:
         gates = from_input(x) + from_hidden(state[0])
         return lstm_update(gates if bias is None else gates + bias, state[1])
 
     return step
+
+
+def lstm_bias(cell: nn.LSTMCell) -> torch.Tensor | None:
+    """The cell's two biases as one ``(4H,)`` (None for a cell without biases)."""
+    return cell.bias_ih + cell.bias_hh if cell.bias else None
 
 
 def lstm_update(gates: torch.Tensor, c: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:

@@ -19,7 +19,7 @@ from tts.models.attention import build_attention
 from tts.models.decoding import AutoregressiveTTS, StepAttention
 from tts.models.layers import ConvBlock, Postnet, Prenet, zoneout
 from tts.models.outputs import ModelOutput
-from tts.models.recurrent import lstm_step, lstm_update, step_product
+from tts.models.recurrent import lstm_bias, lstm_step, lstm_update, step_product
 from tts.models.registry import register_model
 
 
@@ -60,15 +60,17 @@ class Decoder(nn.Module):
         self.mel_proj = nn.Linear(c.decoder_rnn_dim + memory_dim, n_mels * max_r)
         self.stop_proj = nn.Linear(c.decoder_rnn_dim + memory_dim, 1)
 
-    def init_state(self, memory: torch.Tensor, mask: torch.Tensor) -> dict:
+    def init_state(self, memory: torch.Tensor, mask: torch.Tensor, step_cells: bool = True) -> dict:
+        """The state before the first step; ``step_cells=False`` leaves out the LSTM steps that
+        :meth:`step` uses (the teacher-forced loop runs its own products)."""
         batch = memory.shape[0]
         zeros = memory.new_zeros
         att_dim, dec_dim = self.attention_rnn.hidden_size, self.decoder_rnn.hidden_size
+        cells = (lstm_step(self.attention_rnn, batch), lstm_step(self.decoder_rnn, batch)) if step_cells else None
         return {"attention_rnn": (zeros(batch, att_dim), zeros(batch, att_dim)),
                 "decoder_rnn": (zeros(batch, dec_dim), zeros(batch, dec_dim)),
                 "context": zeros(batch, memory.shape[2]),
-                "attention": self.attention.init_state(memory, mask),
-                "cells": (lstm_step(self.attention_rnn, batch), lstm_step(self.decoder_rnn, batch))}
+                "attention": self.attention.init_state(memory, mask), "cells": cells}
 
     def step(self, prenet_out: torch.Tensor, state: dict,
              window: torch.Tensor | None = None) -> tuple[torch.Tensor, torch.Tensor, dict]:
@@ -100,10 +102,10 @@ class Decoder(nn.Module):
         """
         batch, steps = inputs.shape[:2]
         prenet_out = self.prenet(inputs)                                    # (B, T_steps, P)
-        state = self.init_state(memory, mask)
+        state = self.init_state(memory, mask, step_cells=False)
         rnn = self.attention_rnn
         prenet_weight, context_weight = rnn.weight_ih.split([prenet_out.shape[2], memory.shape[2]], dim=1)
-        prenet_gates = F.linear(prenet_out, prenet_weight, _lstm_bias(rnn)).unbind(1)  # T_steps × (B, 4 H_att)
+        prenet_gates = F.linear(prenet_out, prenet_weight, lstm_bias(rnn)).unbind(1)  # T_steps × (B, 4 H_att)
         from_context, from_hidden = step_product(context_weight, batch), step_product(rnn.weight_hh, batch)
         (h, c), context, attention_state = state["attention_rnn"], state["context"], state["attention"]
         queries, contexts, alignments = [], [], []
@@ -118,7 +120,7 @@ class Decoder(nn.Module):
         contexts_all = torch.stack(contexts, dim=1)                          # (B, T_steps, D_enc)
         rnn = self.decoder_rnn
         input_gates = F.linear(torch.cat([torch.stack(queries, dim=1), contexts_all], dim=-1),
-                               rnn.weight_ih, _lstm_bias(rnn)).unbind(1)   # T_steps × (B, 4 H_dec)
+                               rnn.weight_ih, lstm_bias(rnn)).unbind(1)   # T_steps × (B, 4 H_dec)
         from_hidden = step_product(rnn.weight_hh, batch)
         h, c = state["decoder_rnn"]
         hidden = []
@@ -128,11 +130,6 @@ class Decoder(nn.Module):
             h = self.rnn_dropout(h)
             hidden.append(h)
         return torch.cat([torch.stack(hidden, dim=1), contexts_all], dim=-1), torch.stack(alignments, dim=1)
-
-
-def _lstm_bias(cell: nn.LSTMCell) -> torch.Tensor | None:
-    """The cell's two biases as one ``(4 H,)`` (None without biases)."""
-    return cell.bias_ih + cell.bias_hh if cell.bias else None
 
 
 @register_model("tacotron2")
