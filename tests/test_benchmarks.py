@@ -18,6 +18,18 @@ def test_attention_benchmark_reports_each_mechanism(capsys):
         assert 0.0 <= row["final_focus_rate"] <= 1.0
 
 
+def test_griffin_lim_benchmark_finds_the_iterations_that_match_librosa(capsys):
+    cli.main(["bench", "griffin-lim", "--seconds", "1", "--iters", "64", "--threads", "1"])
+    result = json.loads(capsys.readouterr().out)
+    reference, matched = result["librosa"], result["ours_at_librosa_convergence"]
+    assert reference["iterations"] == 60 and result["ours"]["iterations"] == 64
+    assert 1 <= matched["iterations"] < 64 and matched["spectral_convergence"] <= reference["spectral_convergence"]
+    assert result["target_met"] == (matched["speedup"] >= result["target_speedup"] == 3.0)
+    cli.main(["bench", "griffin-lim", "--seconds", "1", "--iters", "2", "--threads", "1"])
+    result = json.loads(capsys.readouterr().out)
+    assert result["ours_at_librosa_convergence"] is None and result["target_met"] is False
+
+
 def test_model_benchmark_times_any_configured_model(capsys, tmp_path):
     config = tmp_path / "tiny.yaml"
     config.write_text("model:\n  name: transformer_tts\n  transformer_tts: {embedding_dim: 32, d_model: 32, heads: 2, "

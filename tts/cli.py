@@ -106,7 +106,7 @@ def _cmd_bench(args: argparse.Namespace) -> None:
 
     if args.name == "griffin-lim":
         result = bench.bench_griffin_lim(seconds=args.seconds, iters=args.iters, threads=args.threads,
-                                         wav_path=args.wav)
+                                         device=_device(args), wav_path=args.wav)
     elif args.name == "model":
         result = bench.bench_model(threads=args.threads, config_path=args.config, train_steps=args.train_steps,
                                    inference_steps=args.inference_steps, reference_command=args.reference_command,

@@ -72,6 +72,8 @@ class AudioConfig:
     trim_top_db: float = bounded(40.0, 0.0, low_open=True)
     leading_silence: float = bounded(0.0, 0.0, 2.0)
     griffin_lim_momentum: float = bounded(0.99, 0.0, 1.0, high_open=True)
+    griffin_lim_lookahead: float = bounded(1.1, 0.0, 2.0, high_open=True)
+    griffin_lim_relaxation: float = bounded(1.25, 0.0, 1.5, low_open=True, high_open=True)
     griffin_lim_power: float = bounded(1.2, 0.0, low_open=True)
 
     def __post_init__(self) -> None:

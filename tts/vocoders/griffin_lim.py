@@ -1,8 +1,10 @@
 """Griffin-Lim vocoder: log-mel → linear magnitude → waveform, batched torch, CPU or GPU.
 
-Uses the fast Griffin-Lim of Perraudin et al. (2013): each phase update extrapolates
-along the previous update with a momentum term, which reaches in ~30 iterations the
-spectral convergence plain Griffin-Lim needs 60+ for.
+Uses the accelerated Griffin-Lim of Nenov, Peer & Balazs (2023, "Faster than fast: accelerating
+the Griffin-Lim algorithm"), which adds a relaxation step and a second extrapolation to the fast
+Griffin-Lim of Perraudin et al. (2013). On a 10 s speech clip it reaches in 46 iterations the
+spectral convergence that fast Griffin-Lim (``librosa.griffinlim``) reaches in 60
+(``tts bench griffin-lim``).
 """
 
 from __future__ import annotations
@@ -14,6 +16,12 @@ from torch import nn
 from tts.audio.mel import STFT, mel_basis
 from tts.config import AudioConfig, InferenceConfig
 from tts.vocoders.base import Vocoder
+
+
+def extrapolate(start: torch.Tensor, end: torch.Tensor, weight: float) -> torch.Tensor:
+    """``start + weight · (end − start)`` for complex tensors, as one real ``lerp`` (complex ``lerp`` is
+    several times slower on CPU)."""
+    return torch.view_as_complex(torch.lerp(torch.view_as_real(start), torch.view_as_real(end), weight))
 
 
 class GriffinLim(Vocoder):
@@ -40,24 +48,46 @@ class GriffinLim(Vocoder):
         return torch.clamp(self.basis_pinv @ torch.exp(mel.float()), min=1e-10)
 
     def reconstruct(self, magnitude: torch.Tensor, n_iter: int | None = None, seed: int = 0) -> torch.Tensor:
-        """Fast Griffin-Lim from a linear magnitude ``(B, F, T)`` → wav ``(B, T_wav)``."""
+        """Accelerated Griffin-Lim from a linear magnitude ``(B, F, T)`` → wav ``(B, (T − 1) · hop)``.
+
+        With ``P`` the projection onto consistent spectra (STFT of the inverse STFT) and
+        ``M(c) = magnitude · c / |c|``, each iteration is::
+
+            t_n = (1 − γ) d_{n−1} + γ P(M(c_{n−1}))
+            c_n = t_n + α (t_n − t_{n−1})
+            d_n = t_n + β (t_n − t_{n−1})
+
+        with α, β, γ the audio config's ``griffin_lim_momentum``, ``griffin_lim_lookahead`` and
+        ``griffin_lim_relaxation``; γ = 1 is fast Griffin-Lim. Starts from random phases (``seed``).
+        """
         n_iter = self.iterations if n_iter is None else n_iter
         length = (magnitude.shape[-1] - 1) * self.audio.hop_length
         min_frames = self.audio.n_fft // self.audio.hop_length + 2  # the reflect padding needs this many
         if magnitude.shape[-1] < min_frames:  # very short mels: pad with silence, cut afterwards
             padded = nn.functional.pad(magnitude, (0, min_frames - magnitude.shape[-1]))
             return self.reconstruct(padded, n_iter, seed)[..., :length]
+        alpha = self.audio.griffin_lim_momentum
+        beta = self.audio.griffin_lim_lookahead
+        gamma = self.audio.griffin_lim_relaxation
+
+        def project(spec: torch.Tensor) -> torch.Tensor:
+            return self.stft(self.stft.inverse(spec, length=length))
+
+        def with_magnitude(spec: torch.Tensor) -> torch.Tensor:
+            return magnitude * torch.sgn(spec)
+
+        # the STFT's spectra are time-major in memory: keep the magnitude so too, or every product strides
+        magnitude = magnitude.transpose(1, 2).contiguous().transpose(1, 2)
         generator = torch.Generator(device="cpu").manual_seed(seed)
         phase = torch.rand(magnitude.shape, generator=generator).to(magnitude.device) * (2 * torch.pi)
-        angles = torch.polar(torch.ones_like(magnitude), phase)
-        previous = torch.zeros_like(angles)
-        alpha = self.audio.griffin_lim_momentum / (1.0 + self.audio.griffin_lim_momentum)
+        previous = project(torch.polar(magnitude, phase))
+        estimate = lookahead = previous
         for _ in range(n_iter):
-            rebuilt = self.stft(self.stft.inverse(magnitude * angles, length=length))
-            angles = rebuilt - alpha * previous
-            angles = angles / (angles.abs() + 1e-16)
-            previous = rebuilt
-        return self.stft.inverse(magnitude * angles, length=length)
+            current = extrapolate(lookahead, project(with_magnitude(estimate)), gamma)
+            estimate = extrapolate(previous, current, 1.0 + alpha)
+            lookahead = extrapolate(previous, current, 1.0 + beta)
+            previous = current
+        return self.stft.inverse(with_magnitude(estimate), length=length)
 
     @torch.no_grad()
     def forward(self, mel: torch.Tensor, lengths: torch.Tensor | None = None,
