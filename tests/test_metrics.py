@@ -66,6 +66,8 @@ def test_the_first_token_is_read_only_when_speech_is_made_on_it():
     assert not attention_report(a).first_token_skipped  # the silent steps fool the meter ...
     report = attention_report(a, speech=speech)  # ... unless it knows which steps make speech
     assert report.first_token_skipped and report.skipped_tokens == [0, 1]
+    assert attention_report(a).start_token == 0 and report.start_token == 2  # reading began on token 2
+    assert attention_report(diagonal()).start_token == 0
     smeared = 0.99 * speaking
     smeared[:, :2] += 0.005  # 0.6 of weight in all, far from the peak for most of the utterance
     assert smeared[:, 0].sum() > 0.25 and attention_report(smeared).first_token_skipped

@@ -6,6 +6,8 @@
 #   bos          text.add_bos=true (a start symbol before the first phoneme)
 #   start_first  model.tacotron2.attention.start_on_first_token=true (initial alignment on token 0, not zeros)
 #   go_silence   model.go_frame=silence (the first decoder input is silence, not an all-zero "loud" frame)
+#   dca          model.tacotron2.attention.kind=dynamic_convolution (a prior that starts on token 0, moves forward)
+#   stepwise     model.tacotron2.attention.kind=stepwise_monotonic (starts on token 0, moves at most one token a step)
 # Every variant but lead_in sets audio.leading_silence=0, so each differs from the baseline in one thing.
 # Then: teacher-forced first-token skips on val (metrics.jsonl) and free-running ones on 100 test
 # sentences (tts evaluate --no-asr). Resumable: rerun the same command after an interruption.
@@ -31,6 +33,8 @@ overrides_for() {
     bos) echo "audio.leading_silence=0 text.add_bos=true";;
     start_first) echo "audio.leading_silence=0 model.tacotron2.attention.start_on_first_token=true";;
     go_silence) echo "audio.leading_silence=0 model.go_frame=silence";;
+    dca) echo "audio.leading_silence=0 model.tacotron2.attention.kind=dynamic_convolution";;
+    stepwise) echo "audio.leading_silence=0 model.tacotron2.attention.kind=stepwise_monotonic";;
     *) echo "unknown variant $1" >&2; exit 2;;
   esac
 }

@@ -37,6 +37,7 @@ class AttentionReport:
     coverage: float
     skipped_tokens: list[int] = field(default_factory=list)
     first_token_skipped: bool = False
+    start_token: int = 0
     repeats: int = 0
     early_stop: bool = False
     step_limit_hit: bool = False
@@ -97,6 +98,8 @@ def attention_report(alignment: np.ndarray, step_limit_hit: bool = False, symbol
       while within ``neighbourhood`` tokens of the peak (a short token read between two peaks gets
       weight there; a faint smear far from where the attention is does not count)
       (``first_token_skipped``: the first sounding token is one of them);
+    * start token: the peak at the first step that makes speech, where reading begins (0 when it
+      begins on the first token; a later token means the opening tokens were never read);
     * repeats: times the peak falls more than ``repeat_jump`` tokens behind the furthest peak so far,
       on the peak track with excursions of up to ``flicker_steps`` steps smoothed away (a median
       filter): a peak that flips to a side lobe for a step and returns (seen in Transformer-TTS heads
@@ -135,7 +138,8 @@ def attention_report(alignment: np.ndarray, step_limit_hit: bool = False, symbol
     repeats = int(np.sum(behind[1:] & ~behind[:-1]) + (behind[0] if steps else 0))
     return AttentionReport(
         focus_rate=focus, monotonicity=monotonic, diagonal_correlation=corr, coverage=float(attended.mean()),
-        skipped_tokens=skipped, first_token_skipped=first_sounding in skipped, repeats=repeats,
+        skipped_tokens=skipped, first_token_skipped=first_sounding in skipped,
+        start_token=int(peaks[np.argmax(counted)]) if steps else 0, repeats=repeats,
         early_stop=reached < n_text - 1 - end_tolerance,
         step_limit_hit=step_limit_hit)
 

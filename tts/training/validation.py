@@ -37,9 +37,10 @@ def teacher_forced_metrics(model: torch.nn.Module, criterion: TTSLoss, batches: 
                            n_examples: int = 0, symbols: Callable[[list[int]], list[str]] | None = None,
                            ) -> tuple[dict[str, float], list[tuple[Batch, ModelOutput]]]:
     """Utterance-weighted means over ``batches`` of every loss term, ``attention_focus``,
-    ``attention_diagonal`` and ``first_token_skips`` (the share of utterances whose first spoken
+    ``attention_diagonal``, ``first_token_skips`` (the share of utterances whose first spoken
     token the alignment skips; see :func:`attention_report`, which gets each utterance's
-    ``symbols(ids)``), and ``text_reliance``: the mel loss with each item given its batch
+    ``symbols(ids)``), ``attention_start`` (the token the peak is on when speech begins; 0 is the
+    first token), and ``text_reliance``: the mel loss with each item given its batch
     neighbour's text over the loss with its own (batches of one are left out of it). Near 1 the
     decoder predicts from its previous frames alone and babbles when free-running, however
     diagonal its attention looks.
@@ -75,7 +76,8 @@ def teacher_forced_metrics(model: torch.nn.Module, criterion: TTSLoss, batches: 
                                       symbols=symbols(batch.ids[i, :n_text].tolist()) if symbols else None)
             for key, value in (("attention_focus", report.focus_rate),
                                ("attention_diagonal", report.diagonal_correlation),
-                               ("first_token_skips", float(report.first_token_skipped))):
+                               ("first_token_skips", float(report.first_token_skipped)),
+                               ("attention_start", float(report.start_token))):
                 totals[key] = totals.get(key, 0.0) + value
         count += n
         if len(examples) < n_examples:
