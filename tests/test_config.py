@@ -44,3 +44,13 @@ def test_overrides_are_checked_like_a_file():
         with_overrides(settings, "inference", max_decoder_steps=0)
     with pytest.raises(ConfigError, match="unknown config key 'inference.speed'"):
         with_overrides(settings, "inference", speed=2)
+
+
+def test_exponent_floats_without_a_dot_are_floats():
+    """YAML 1.1 reads 5e-4 as a string; a float key takes it as the number, and only numbers."""
+    config = load_config(None, ["optim.lr=5e-4", "audio.griffin_lim_relaxation=1E0"])
+    assert config.optim.lr == 5e-4 and config.audio.griffin_lim_relaxation == 1.0
+    with pytest.raises(ConfigError, match="'optim.lr' must be float, got 'fast'"):
+        load_config(None, ["optim.lr=fast"])
+    with pytest.raises(ConfigError, match="'audio.griffin_lim_relaxation' must be > 0 and < 1.5, got '2e0'"):
+        load_config(None, ["audio.griffin_lim_relaxation=2e0"])

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import dataclasses
 import math
+import re
 import types
 import typing
 from dataclasses import dataclass, field
@@ -468,6 +469,9 @@ def choices(annotation: Any) -> tuple[str, ...]:
     return typing.get_args(annotation)
 
 
+_EXPONENT_FLOAT = re.compile(r"[-+]?(\d+\.?\d*|\.\d+)[eE][-+]?\d+")
+
+
 def _convert(value: Any, annotation: Any, key: str) -> Any:
     """Check ``value`` against a type annotation, converting where lossless (int → float)."""
     origin = typing.get_origin(annotation)
@@ -495,6 +499,8 @@ def _convert(value: Any, annotation: Any, key: str) -> Any:
         return [_convert(v, inner, f"{key}[{i}]") for i, v in enumerate(value)]
     if annotation is float and isinstance(value, int) and not isinstance(value, bool):
         return float(value)
+    if annotation is float and isinstance(value, str) and _EXPONENT_FLOAT.fullmatch(value.strip()):
+        return float(value)  # YAML 1.1 reads "5e-4" (no dot) as a string
     if annotation in (int, float, str, bool) and type(value) is not annotation:
         raise ConfigError(
             f"config key '{key}' must be {annotation.__name__}, got {value!r} ({type(value).__name__})"
