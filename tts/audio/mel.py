@@ -26,8 +26,8 @@ class STFT(nn.Module):
 
     The inverse is a frame-domain overlap-add (inverse real FFT of every frame, synthesis window,
     one strided add per window overlap, division by the window's squared-sum envelope): the same
-    signal as ``torch.istft`` within float rounding, at about half its CPU time, which Griffin-Lim
-    spends once per iteration.
+    signal as ``torch.istft`` within float rounding, in less CPU time (Griffin-Lim inverts once per
+    iteration).
     """
 
     def __init__(self, n_fft: int, hop_length: int, win_length: int):

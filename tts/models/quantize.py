@@ -16,7 +16,7 @@ import copy
 import torch
 from torch import nn
 
-from tts.models.recurrent import lstm_update
+from tts.models.recurrent import lstm_bias, lstm_update
 
 
 def quantize_rows(matrix: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
@@ -70,8 +70,7 @@ class Int8LSTMCell(nn.Module):
 
     def __init__(self, cell: nn.LSTMCell):
         super().__init__()
-        bias = cell.bias_ih + cell.bias_hh if cell.bias else None
-        self.product = Int8Product(torch.cat([cell.weight_ih, cell.weight_hh], dim=1), bias)
+        self.product = Int8Product(torch.cat([cell.weight_ih, cell.weight_hh], dim=1), lstm_bias(cell))
         self.hidden_size = cell.hidden_size
 
     def forward(self, x: torch.Tensor, state: tuple[torch.Tensor, torch.Tensor] | None = None
