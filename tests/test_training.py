@@ -91,20 +91,30 @@ def test_a_signal_ends_the_step_saves_and_resumes_exactly(signum, tiny_corpus, t
     assert sorted(losses(tmp_path / "b")) == list(range(1, 9))
 
 
-def test_the_train_command_exits_143_on_sigterm(tiny_corpus, tmp_path):
+@pytest.mark.parametrize("signum,whole_group", [(signal.SIGTERM, False), (signal.SIGTERM, True), (signal.SIGINT, True)],
+                         ids=["kill-pid", "scheduler-kills-the-job", "ctrl-c-in-a-terminal"])
+def test_the_train_command_saves_and_exits_on_a_signal(signum, whole_group, tiny_corpus, tmp_path):
+    """A scheduler's kill and Ctrl-C reach the loader's worker too (a process group of two): the
+    worker must not die mid-batch and take the run down before it saves."""
     cfg = tmp_path / "tiny.yaml"
     d = tiny_config_dict()
     d["train"].update(max_steps=100000, checkpoint_every=100000, validate_every=100000)
+    d["data"]["num_workers"] = 1
     cfg.write_text(yaml.safe_dump(d))
     proc = subprocess.Popen([sys.executable, "-m", "tts.cli", "train", "--config", str(cfg), "--data", str(tiny_corpus),
-                             "--out", str(tmp_path / "e"), "--no-progress"], stderr=subprocess.PIPE, text=True)
+                             "--out", str(tmp_path / "e"), "--no-progress"], stderr=subprocess.PIPE, text=True,
+                            start_new_session=True)
     for _ in range(600):  # wait until it trains
         if (tmp_path / "e" / "metrics.jsonl").is_file():
             break
         time.sleep(0.1)
-    proc.send_signal(signal.SIGTERM)
+    if whole_group:
+        os.killpg(proc.pid, signum)
+    else:
+        proc.send_signal(signum)
     _, stderr = proc.communicate(timeout=120)
-    assert proc.returncode == 143, stderr[-2000:]
+    assert proc.returncode == 128 + signum, stderr[-2000:]
+    assert "Traceback" not in stderr, stderr[-2000:]
     assert "interrupted: saved" in stderr and len(list((tmp_path / "e").glob("checkpoint_*.pt"))) == 1
 
 

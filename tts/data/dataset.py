@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import math
 import random
+import signal
 from dataclasses import dataclass, fields
 from pathlib import Path
 from typing import Iterator
@@ -213,6 +214,15 @@ class RandomBatchSampler(EpochBatchSampler):
         return batches
 
 
+def leave_stop_signals_to_the_trainer(worker_id: int) -> None:
+    """DataLoader ``worker_init_fn``: a worker ignores SIGINT and SIGTERM. Ctrl-C in a terminal and a
+    scheduler's kill reach every process of the job; a worker they ended mid-epoch would crash the
+    training process before it could save, whereas the trainer stops at the next step boundary and
+    its loaders then end their workers."""
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    signal.signal(signal.SIGTERM, signal.SIG_IGN)
+
+
 def batch_loader(dataset: FeatureDataset, data: DataConfig, r: int, max_frames: int, seed: int, shuffle: bool,
                  rank: int = 0, world_size: int = 1) -> DataLoader:
     """Loader of :class:`Batch` es from the sampler ``data.sampler`` names; without ``shuffle`` the
@@ -224,4 +234,5 @@ def batch_loader(dataset: FeatureDataset, data: DataConfig, r: int, max_frames: 
             dataset.frame_lengths, max_frames, data.max_batch_size, seed=seed, shuffle=shuffle,
             bucket_size=data.max_batch_size * data.bucket_size_multiplier, rank=rank, world_size=world_size)
     return DataLoader(dataset, batch_sampler=sampler, collate_fn=dataset.collate(r, data.pad_mels_with),
-                      num_workers=data.num_workers, generator=torch.Generator().manual_seed(seed))
+                      num_workers=data.num_workers, generator=torch.Generator().manual_seed(seed),
+                      worker_init_fn=leave_stop_signals_to_the_trainer)

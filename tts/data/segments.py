@@ -19,7 +19,7 @@ from torch.utils.data import DataLoader, Dataset
 from tts.audio import edge_silence, load_wav
 from tts.config import AudioConfig
 from tts.data.corpus import read_split
-from tts.data.dataset import EpochBatchSampler
+from tts.data.dataset import EpochBatchSampler, leave_stop_signals_to_the_trainer
 from tts.data.features import read_manifest
 from tts.errors import TTSError
 
@@ -107,4 +107,4 @@ def segment_loader(dataset: SegmentDataset, batch_size: int, num_workers: int, s
                    world_size: int = 1) -> DataLoader:
     sampler = SegmentBatchSampler(len(dataset), batch_size, seed, rank, world_size)
     return DataLoader(dataset, batch_sampler=sampler, collate_fn=collate_segments, num_workers=num_workers,
-                      persistent_workers=False)
+                      persistent_workers=False, worker_init_fn=leave_stop_signals_to_the_trainer)
