@@ -29,6 +29,21 @@ def test_load_returns_a_runnable_bundle(saved):
     assert checkpoint.read(path).training == {"state": {"step": 7}}
 
 
+@pytest.mark.parametrize("umask", [0o022, 0o002])
+def test_a_written_checkpoint_has_the_permissions_of_any_new_file(saved, tmp_path, umask):
+    """The atomic write goes through a private temporary file; the result must not stay private."""
+    import os
+
+    _, model, config = saved
+    previous = os.umask(umask)
+    try:
+        path = checkpoint.save(tmp_path / "shared.pt", model, config, SymbolInventory(), 1)
+        (tmp_path / "plain").touch()
+    finally:
+        os.umask(previous)
+    assert path.stat().st_mode & 0o777 == (tmp_path / "plain").stat().st_mode & 0o777 == 0o666 & ~umask
+
+
 def test_the_writer_records_the_reduction_factor_in_force(saved, tmp_path):
     _, model, config = saved
     model.set_reduction_factor(1)

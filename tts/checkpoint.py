@@ -98,6 +98,7 @@ def _write(payload: dict[str, Any], path: Path) -> Path:
     path.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
     try:
+        os.fchmod(fd, 0o666 & ~_umask())  # mkstemp's 0600 would hide a shared checkpoint from the group
         with os.fdopen(fd, "wb") as fh:
             torch.save(payload, fh)
             fh.flush()
@@ -107,6 +108,13 @@ def _write(payload: dict[str, Any], path: Path) -> Path:
         Path(tmp).unlink(missing_ok=True)
         raise
     return path
+
+
+def _umask() -> int:
+    """The process's file-creation mask (reading it means setting it; it is put straight back)."""
+    mask = os.umask(0o022)
+    os.umask(mask)
+    return mask
 
 
 def _upgrade_v1(payload: dict[str, Any]) -> dict[str, Any]:
