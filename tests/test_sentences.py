@@ -2,7 +2,7 @@
 
 import pytest
 
-from tts.text.sentences import sentences, split_sentences
+from tts.text.sentences import sentences, split_sentences, with_end_mark
 
 
 @pytest.mark.parametrize("text, expected", [
@@ -24,3 +24,12 @@ def test_long_sentences_are_cut_at_clauses_then_words():
     pieces = split_sentences(long, max_words=30)
     assert all(len(p.split()) <= 30 for p in pieces) and " ".join(pieces).split() == long.split()
     assert pieces[0] == "We walked," and split_sentences("Short one. Another.") == ["Short one.", "Another."]
+
+
+@pytest.mark.parametrize("text, expected", [
+    ("I", "I."), ("Hello world  ", "Hello world."), ("costs $5", "costs $5."), ('he said "go"', 'he said "go".'),
+    ("(see below)", "(see below)."), ("Go.", "Go."), ("Why?", "Why?"), ("Wait...", "Wait..."), ("We walked,", "We walked,"),
+    ('"Stop!"', '"Stop!"'), ("", ""),
+])
+def test_a_text_that_ends_on_a_word_gets_a_full_stop(text, expected):
+    assert with_end_mark(text) == expected

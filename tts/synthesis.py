@@ -31,7 +31,7 @@ from tts.models.quantize import quantize_int8
 from tts.plots import alignment_figure, save_figure
 from tts.text import TokenizedText, Tokenizer
 from tts.text.g2p import get_g2p
-from tts.text.sentences import split_sentences
+from tts.text.sentences import split_sentences, with_end_mark
 from tts.text.symbols import SILENT_SYMBOLS
 from tts.vocoders import GriffinLim, Vocoder
 
@@ -136,12 +136,12 @@ class Synthesizer:
         return cls(loaded, device, int8, vocoder_from_option(vocoder, loaded.audio, device), lexicon)
 
     def prepare(self, text: str, split: bool = True) -> list[TokenizedText]:
-        """Split into sentences (when ``split``) and tokenize; raises :class:`TTSError` if nothing
-        is speakable."""
+        """Split into sentences (when ``split``), close each that ends on a word with a full stop
+        (:func:`with_end_mark`) and tokenize; raises :class:`TTSError` if nothing is speakable."""
         pieces = []
         for sentence in split_sentences(text) if split else [text]:
             try:
-                pieces.append(self.tokenizer.encode_verbose(sentence))
+                pieces.append(self.tokenizer.encode_verbose(with_end_mark(sentence)))
             except TTSError:
                 continue  # a piece of pure punctuation between sentences
         if not pieces:

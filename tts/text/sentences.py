@@ -1,5 +1,5 @@
 """Splitting text into sentences, and long sentences into pieces the acoustic model can say in
-one go. Shared by synthesis and the corpus recipes.
+one go, and closing a text that ends on a word. Shared by synthesis and the corpus recipes.
 
 A period ends a sentence unless it closes a title or abbreviation that stands before a name or
 number ("Dr. Smith", "St. Mary", "No. 5", "vs. them") or an initial or initialism ("John F.
@@ -25,6 +25,8 @@ NON_FINAL_ABBREVIATIONS = frozenset(
 # abbreviations that stand before a number only ("No. 5"; "No. Go away." ends a sentence)
 BEFORE_NUMBER_ABBREVIATIONS = frozenset(["no", "nos"])
 _CLAUSE_RE = re.compile(r"(?<=[,;:])\s+")
+# the end of a text that stops on a word (closing quotes and brackets aside)
+_ENDS_ON_A_WORD_RE = re.compile(r"\w[\"')\]]*$")
 
 
 def _ends_sentence(text: str, end: int) -> bool:
@@ -52,6 +54,16 @@ def sentences(text: str) -> list[str]:
             start = match.end()
     pieces.append(text[start:].strip())
     return [p for p in pieces if p]
+
+
+def with_end_mark(text: str) -> str:
+    """``text`` with a full stop after its last word when it has no closing punctuation.
+
+    Corpus utterances end with one (2,994 of the synthetic corpus's 2,997), and models learn to
+    stop after it: the bundled model read "I" and "Oh" to the step limit, "I." and "Oh." it ends.
+    """
+    text = text.rstrip()
+    return text + "." if _ENDS_ON_A_WORD_RE.search(text) else text
 
 
 def split_sentences(text: str, max_words: int = 30) -> list[str]:
