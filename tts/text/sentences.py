@@ -60,7 +60,7 @@ def with_end_mark(text: str) -> str:
     """``text`` with a full stop after its last word when it has no closing punctuation.
 
     Corpus utterances end with one (2,994 of the synthetic corpus's 2,997), and models learn to
-    stop after it: the bundled model read "I" and "Oh" to the step limit, "I." and "Oh." it ends.
+    stop after it: the bundled model read "I" to the step limit, "I." it ends.
     """
     text = text.rstrip()
     return text + "." if _ENDS_ON_A_WORD_RE.search(text) else text
