@@ -26,6 +26,16 @@ def test_bundled_model_speaks_with_a_monotonic_alignment(bundled):
     assert 0.8 < result.duration < 5.0 and np.abs(result.waveform).max() > 0.05
 
 
+@pytest.mark.parametrize("text", ["Go.", "Why?", "Could I help?", "Fire engines raced past the old school.", "I"])
+def test_bundled_model_reads_from_the_first_phoneme_and_stops_by_itself(bundled, text):
+    """The location-sensitive model this one replaced skipped the first phoneme of half the test
+    sentences ("Could I" → "Good I", "Fire engines" → "Higher engines") and ran "Go." to the step
+    limit; this one ran "I" to the limit until synthesis closed a text ending on a word with a stop."""
+    result = bundled([text])[0]
+    report = result.segments[0].report
+    assert report.ok and not report.first_token_skipped, f"{text!r}: {report.summary()}"
+
+
 def test_missing_bundled_model_is_one_clear_line(monkeypatch, tmp_path):
     import tts.checkpoint
 
