@@ -214,6 +214,31 @@ def test_synthetic_recipe_builds_a_small_corpus(tmp_path):
     assert [u.id for u in read_metadata(tmp_path / "syn")] == [u.id for u in utts]
 
 
+@pytest.mark.skipif(subprocess.run(["which", "flite"], capture_output=True).returncode != 0,
+                    reason="flite not installed (make system-deps)")
+def test_short_utterances_join_the_training_split_only_and_leave_the_suite_out(tmp_path):
+    import yaml
+
+    cmd = [sys.executable, str(ROOT / "recipes/synthetic/prepare.py"), "--size", "6", "--engine", "flite",
+           "--n-val", "1", "--n-test", "1", "--jobs", "2"]
+    subprocess.run(cmd + ["--out", str(tmp_path / "plain")], check=True, capture_output=True)
+    out = subprocess.run(cmd + ["--out", str(tmp_path / "syn"), "--short", "8"], capture_output=True, text=True)
+    assert out.returncode == 0, out.stderr
+    short = [u for u in read_metadata(tmp_path / "syn") if u.id.startswith("SHT")]
+    assert len(short) == 8 and all(1 <= len(u.text.split()) <= 4 for u in short)
+    words = [u.text for u in short if len(u.text.split()) == 1]
+    assert len(words) >= 4 and all(w[:-1].lower() in " ".join(u.text for u in read_metadata(tmp_path / "plain")).lower()
+                                   for w in words)  # single words of the corpus's sentences
+    suite = yaml.safe_load((ROOT / "tts/commands/suites/robustness.yaml").read_text())
+    held_out = {t.lower().strip(".!?") for texts in suite["categories"].values() for t in texts}
+    assert not {u.text.lower().strip(".!?") for u in short} & held_out
+    for split in ("val", "test"):
+        assert read_split(tmp_path / "syn", split) == read_split(tmp_path / "plain", split)
+    assert read_split(tmp_path / "syn", "train") == sorted(read_split(tmp_path / "plain", "train") + [u.id for u in short])
+    bad = subprocess.run(cmd + ["--out", str(tmp_path / "x"), "--short", "-1"], capture_output=True, text=True)
+    assert bad.returncode == 2 and "--short" in bad.stderr
+
+
 def test_the_cache_follows_edits_deletions_and_additions(tmp_path):
     import os
     import time

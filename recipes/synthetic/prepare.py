@@ -8,6 +8,12 @@
 plain-ASCII words, no all-caps, no dialogue markers, no URLs, deduplicated), chosen
 deterministically from ``--seed``, with ``splits/`` held out at random.
 
+``--short N`` adds N training-only utterances of one to four words (ids ``SHT*``): half the fortune
+files' own short sentences ("Keep cool." "Huh?"), half single words taken from the training
+sentences. A corpus of 5–25-word sentences never shows a model a one-word utterance, and it
+learns neither to start nor to stop one. No text of the robustness suite
+(``tts/commands/suites/robustness.yaml``) is among them; the val and test splits are unchanged.
+
 ``--texts ljspeech``: an offline stand-in for LJSpeech-1.1 in its exact layout (``metadata.csv``
 ``id|text|normalized text`` and ``wavs/<id>.wav``, no splits): LJSpeech's own normalized
 transcripts with their ids, from NVIDIA's filelists (``recipes/ljspeech/nvidia_filelists.tsv.gz``):
@@ -62,10 +68,11 @@ def entry_sentences(entry: str) -> list[str]:
     return sentences(" ".join(lines))
 
 
-def clean_sentence(text: str) -> str | None:
-    """A sentence if it qualifies (5–25 plain-ASCII words, no all-caps, dialogue or URLs), else None."""
+def clean_sentence(text: str, min_words: int = 5, max_words: int = 25) -> str | None:
+    """A sentence if it qualifies (``min_words``–``max_words`` plain-ASCII words, no all-caps,
+    dialogue or URLs), else None."""
     words = text.split()
-    if not 5 <= len(words) <= 25:
+    if not min_words <= len(words) <= max_words:
         return None
     if not text.isascii() or any(not (c.isprintable()) for c in text):
         return None
@@ -81,14 +88,15 @@ def clean_sentence(text: str) -> str | None:
     return text
 
 
-def read_sentences() -> list[str]:
-    """All qualifying sentences from the fortune files (the `off/` folder is excluded), deduplicated."""
+def read_sentences(min_words: int = 5, max_words: int = 25) -> list[str]:
+    """All qualifying sentences of ``min_words``–``max_words`` words from the fortune files (the
+    `off/` folder is excluded), deduplicated."""
     seen, sentences = set(), []
     for path in sorted(p for p in FORTUNE_DIR.iterdir() if p.is_file() and not p.suffix):
         for entry in path.read_text(encoding="latin-1").split("\n%\n"):
             if "\t" in entry:  # tab-indented entries are verse, tables or dialogue
                 continue
-            for sentence in filter(None, map(clean_sentence, entry_sentences(entry))):
+            for sentence in filter(None, (clean_sentence(s, min_words, max_words) for s in entry_sentences(entry))):
                 if sentence.lower() not in seen:
                     seen.add(sentence.lower())
                     sentences.append(sentence)
@@ -122,7 +130,11 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--n-test", type=int, default=100)
     parser.add_argument("--sample-rate", type=int, default=22050)
     parser.add_argument("--jobs", type=int, default=os.cpu_count() or 1)
+    parser.add_argument("--short", type=int, default=0, metavar="N",
+                        help="add N training-only utterances of 1-4 words (fortunes only)")
     args = parser.parse_args(argv)
+    if args.short < 0 or (args.short and args.texts != "fortunes"):
+        parser.error("--short takes a count >= 0 and goes with --texts fortunes")
     try:
         if args.texts == "fortunes":
             check_system(args.engine)
@@ -143,6 +155,32 @@ def fortune_utterances(size: int, seed: int) -> list[Utterance]:
     return [Utterance(f"SYN{i:05d}", s, normalize_text(s)) for i, s in enumerate(candidates[:size], 1)]
 
 
+def comparable(text: str) -> str:
+    """``text`` lowercased with only its letters, digits and spaces, to compare texts."""
+    return " ".join(re.sub(r"[^a-z0-9' ]", " ", text.lower()).split())
+
+
+def short_utterances(count: int, train_texts: list[str], seed: int) -> list[Utterance]:
+    """``count`` utterances of one to four words, half the fortune files' short sentences and half
+    single words of ``train_texts`` (three letters or more, each once; either kind fills in when
+    the other runs out), none a robustness-suite text."""
+    from tts.commands.robustness import load_suite
+
+    suite = load_suite("robustness")
+    held_out = {comparable(t) for texts in suite["categories"].values() for t in texts}
+    rng = random.Random(seed)
+    phrases = [t for t in read_sentences(min_words=1, max_words=4) if comparable(t) not in held_out]
+    rng.shuffle(phrases)
+    words = sorted({w.strip(".,;:!?\"'()") for text in train_texts for w in text.split()} - held_out)
+    words = [w for w in words if re.fullmatch(r"[a-z]{3,}", w)]
+    rng.shuffle(words)
+    n_phrases = max((count + 1) // 2, count - len(words))
+    texts = phrases[:n_phrases] + [w.capitalize() + "." for w in words[:count - min(n_phrases, len(phrases))]]
+    if len(texts) < count:
+        raise TTSError(f"only {len(texts)} short texts available, asked for --short {count}")
+    return [Utterance(f"SHT{i:05d}", t, normalize_text(t)) for i, t in enumerate(texts, 1)]
+
+
 def ljspeech_utterances(size: int, seed: int) -> list[Utterance]:
     """LJSpeech ids and normalized texts from NVIDIA's filelists: every test and val utterance and
     ``size - 600`` train ones, or NVIDIA's proportions of ``size`` (at least one val and test)."""
@@ -159,13 +197,11 @@ def ljspeech_utterances(size: int, seed: int) -> list[Utterance]:
     return [Utterance(uid, text, normalize_text(text)) for uid, text in chosen]
 
 
-def build(args: argparse.Namespace) -> None:
+def synthesize(out: Path, utterances: list[Utterance], args: argparse.Namespace) -> list[Utterance]:
+    """Speak every utterance to ``out/wavs`` (a wav whose id changed text is redone); the ones kept.
+    Failures are listed in ``synthesis_failures.tsv``."""
     from tqdm import tqdm
 
-    out = Path(args.out)
-    (out / "wavs").mkdir(parents=True, exist_ok=True)
-    utterances = (fortune_utterances(args.size, args.seed) if args.texts == "fortunes"
-                  else ljspeech_utterances(args.size, args.seed))
     if (out / "metadata.csv").is_file():  # a rerun: a wav is reused only if its id still has its text
         spoken = {u.id: u.normalized for u in read_metadata(out)}
         for utt in utterances:
@@ -177,16 +213,34 @@ def build(args: argparse.Namespace) -> None:
         for uid, error in tqdm(pool.imap_unordered(speak_job, jobs), total=len(jobs), desc=f"{args.engine} slt", unit="utt"):
             if error:
                 failures[uid] = error
-    kept = [u for u in utterances if u.id not in failures]
-    write_metadata(out, kept)
     if failures:
-        (out / "synthesis_failures.tsv").write_text("".join(f"{k}\t{v}\n" for k, v in sorted(failures.items())))
+        with open(out / "synthesis_failures.tsv", "a") as fh:
+            fh.write("".join(f"{k}\t{v}\n" for k, v in sorted(failures.items())))
+    return [u for u in utterances if u.id not in failures]
+
+
+def build(args: argparse.Namespace) -> None:
+    out = Path(args.out)
+    (out / "wavs").mkdir(parents=True, exist_ok=True)
+    (out / "synthesis_failures.tsv").unlink(missing_ok=True)
+    utterances = (fortune_utterances(args.size, args.seed) if args.texts == "fortunes"
+                  else ljspeech_utterances(args.size, args.seed))
+    kept = synthesize(out, utterances, args)
     if args.texts == "ljspeech":
-        print(f"LJSpeech stand-in ready at {out}: {len(kept)} utterances ({len(failures)} failed); "
+        write_metadata(out, kept)
+        print(f"LJSpeech stand-in ready at {out}: {len(kept)} utterances ({len(utterances) - len(kept)} failed); "
               f"prepare it with recipes/ljspeech/prepare.py --data-dir {out}")
         return
-    write_splits(out, make_splits([u.id for u in kept], args.n_val, args.n_test, args.seed))
-    print(f"corpus ready at {out}: {len(kept)} utterances ({len(failures)} failed), "
+    splits = make_splits([u.id for u in kept], args.n_val, args.n_test, args.seed)
+    short = []
+    if args.short:
+        train = set(splits["train"])
+        short = synthesize(out, short_utterances(args.short, [u.text for u in kept if u.id in train], args.seed), args)
+        splits["train"] = sorted(splits["train"] + [u.id for u in short])
+    write_metadata(out, kept + short)
+    write_splits(out, splits)
+    failed = len(utterances) - len(kept) + args.short - len(short)
+    print(f"corpus ready at {out}: {len(kept) + len(short)} utterances ({len(short)} short, {failed} failed), "
           f"{args.n_val} val / {args.n_test} test held out")
 
 
