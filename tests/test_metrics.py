@@ -85,6 +85,16 @@ def test_speech_steps_marks_the_decoder_steps_that_are_not_silent():
     assert speech_steps(mel, 1, top_db=1000).all()
 
 
+def test_a_stop_closure_inside_speech_is_speech_and_a_pause_is_not():
+    mel = np.full((80, 60), np.log(1e-5))
+    for start, end in ((5, 15), (21, 30), (42, 50)):  # speech, a 6-frame closure, speech, a 12-frame pause, speech
+        mel[:, start:end] = 0.0
+    speech = speech_steps(mel, 1)
+    assert speech[5:30].all() and not speech[30:42].any()
+    assert not speech[:5].any() and not speech[50:].any()  # lead-in and trailing silence stay silence
+    assert not speech_steps(mel, 1, min_pause_frames=6)[15:21].any()
+
+
 def test_silent_tokens_are_not_skips():
     a = diagonal(60, 20)
     for token in (5, 8):  # a word boundary and a phoneme, never attended: their steps go to the next token

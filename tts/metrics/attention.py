@@ -67,15 +67,24 @@ class AttentionReport:
                 f"diag r {self.diagonal_correlation:.2f} · {status}")
 
 
-def speech_steps(mel: np.ndarray, reduction_factor: int = 1, top_db: float = 40.0) -> np.ndarray:
+def speech_steps(mel: np.ndarray, reduction_factor: int = 1, top_db: float = 40.0,
+                 min_pause_frames: int = 10) -> np.ndarray:
     """Which decoder steps make speech: ``(T_steps,)`` bool for a natural-log mel ``(n_mels, T_mel)``,
-    a step being speech when any of its ``reduction_factor`` frames has a mean log-mel within
-    ``top_db`` (an amplitude ratio) of the loudest frame's."""
+    a step being speech when any of its ``reduction_factor`` frames is. A frame is speech when its
+    mean log-mel lies within ``top_db`` (an amplitude ratio) of the loudest frame's, or when it
+    lies in a quieter run of fewer than ``min_pause_frames`` frames between speech (10 frames,
+    116 ms at 22050 Hz and hop 256): the closure of a stop consonant is silent ("collect the"
+    dips 48 dB for 6 frames at its T) and is read, not a pause."""
     energy = np.asarray(mel, dtype=np.float64).mean(axis=0)
     loud = energy >= energy.max() - top_db / 20.0 * np.log(10.0)
-    steps = -(-len(loud) // reduction_factor)
+    speech = loud.copy()
+    loud_frames = np.flatnonzero(loud)
+    for before, after in zip(loud_frames[:-1], loud_frames[1:]):
+        if 1 < after - before <= min_pause_frames:
+            speech[before + 1: after] = True
+    steps = -(-len(speech) // reduction_factor)
     padded = np.zeros(steps * reduction_factor, dtype=bool)
-    padded[: len(loud)] = loud
+    padded[: len(speech)] = speech
     return padded.reshape(steps, reduction_factor).any(axis=1)
 
 
