@@ -40,23 +40,46 @@ def test_model_benchmark_times_any_configured_model(capsys, tmp_path):
                                      "train": {"mel_frames_per_second": 1.0},
                                      "inference": {"ms_per_decoder_step_incl_encoder_postnet": 1e6}}))
     cli.main(["bench", "model", "--config", str(config), "--threads", "1", "--train-steps", "1",
-              "--inference-steps", "12", "--reference-json", str(reference)])
+              "--inference-steps", "12", "--reference-json", str(reference), "--precisions", "int8", "fp32", "bf16",
+              "--batch-sizes", "2", "1", "--iters", "4"])
     result = json.loads(capsys.readouterr().out)
-    assert (result["model"], result["reduction_factor"], result["attention"]) == (
-        "transformer_tts", 2, "2-head encoder-decoder")
-    train = result["train"]
-    assert train["frames"] == 4000  # the harness's batch: 8 utterances evenly spaced from 400 to 600 frames
-    assert train["mel_frames_per_second"] == pytest.approx(4000 / train["seconds_per_step"], rel=0.01)
+    assert (result["model"], result["reduction_factor"], result["attention"], result["device"]) == (
+        "transformer_tts", 2, "2-head encoder-decoder", "cpu")
+    assert sorted(result["train"]) == ["bf16", "fp32"]  # int8 is inference only
+    for train in result["train"].values():
+        assert train["frames"] == 4000  # the harness's batch: 8 utterances evenly spaced from 400 to 600 frames
+        assert train["mel_frames_per_second"] == pytest.approx(4000 / train["seconds_per_step"], rel=0.01)
+        assert train["peak_memory_mib"] > 0
     steps = result["inference_ms_per_decoder_step"]
-    assert sorted(steps) == ["fp32_batch1", "fp32_batch16", "int8_batch1", "int8_batch16"]
+    assert list(steps) == ["fp32_batch1", "fp32_batch2", "bf16_batch1", "bf16_batch2", "int8_batch1", "int8_batch2"]
     hop_ms = 1000 * 256 / 22050
     for kind, rtf in result["inference_realtime_factor_batch1"].items():  # ms per step over ms of audio per step
         assert rtf == pytest.approx(steps[f"{kind}_batch1"] / (2 * hop_ms), abs=1e-3)
+    synthesis = result["synthesis"]
+    assert synthesis["vocoder"] == "griffin-lim, 4 iterations"
+    assert synthesis["audio_seconds_per_item"] == pytest.approx(12 * 2 * hop_ms / 1000, abs=1e-3)
+    for key in steps:  # decoding and Griffin-Lim: the batch's audio over their seconds
+        batch_size = int(key.rsplit("batch", 1)[1])
+        decoding = steps[key] * 12 / 1000
+        assert synthesis[key]["seconds"] > decoding
+        assert synthesis[key]["times_real_time"] == pytest.approx(
+            batch_size * synthesis["audio_seconds_per_item"] / synthesis[key]["seconds"], rel=0.03)
+    assert sorted(result["inference_peak_memory_mib"]) == ["bf16", "fp32", "int8"]
     speedup = result["speedup_over_reference"]
-    assert speedup["train_mel_frames_per_second"] == pytest.approx(train["mel_frames_per_second"], rel=0.01)
+    fastest = max(t["mel_frames_per_second"] for t in result["train"].values())
+    assert speedup["train_mel_frames_per_second"] == pytest.approx(fastest, rel=0.01)
     assert speedup["inference_int8_batch1"] == pytest.approx(1e6 / steps["int8_batch1"], rel=0.01)
     assert result["targets_met"] == {"train_mel_frames_per_second": True, "inference_fp32_batch1": True,
                                      "inference_int8_batch1": True}
+
+
+def test_model_benchmark_refuses_int8_off_the_cpu():
+    from tts.commands.bench import check_precisions
+    from tts.errors import TTSError
+
+    assert check_precisions(["bf16", "fp32"], "cuda") == ["fp32", "bf16"]
+    with pytest.raises(TTSError, match="int8 runs on the CPU only"):
+        check_precisions(["fp32", "int8"], "cuda")
 
 
 def test_model_benchmark_refuses_a_reference_command_that_prints_no_json(capsys):

@@ -94,6 +94,22 @@ def test_inference_without_prenet_dropout_is_deterministic():
     assert torch.equal(a.mel, b.mel)
 
 
+def test_inference_under_bf16_autocast_runs_its_products_in_bf16_close_to_fp32():
+    # the CPU's prepacked fp32 LSTM products refused bf16 inputs; under autocast they run in bf16
+    torch.manual_seed(0)
+    model = Tacotron2(small_config(), n_symbols=130).eval()
+    batch = random_batch(2)
+    with torch.no_grad():
+        fp32 = model.inference(batch.ids, batch.text_lengths, stop_threshold=2.0, max_decoder_steps=10)
+        with torch.autocast("cpu", dtype=torch.bfloat16):
+            bf16 = model.inference(batch.ids, batch.text_lengths, stop_threshold=2.0, max_decoder_steps=10)
+    assert bf16.mel.dtype == torch.bfloat16 and fp32.mel.dtype == torch.float32
+    assert torch.equal(bf16.lengths, fp32.lengths)
+    scale = fp32.mel.abs().max()
+    assert 0 < (bf16.mel.float() - fp32.mel).abs().max() <= 0.03 * scale
+    torch.testing.assert_close(bf16.alignments.float(), fp32.alignments, atol=0.01, rtol=0)
+
+
 def test_attention_window_constrains_the_peak():
     torch.manual_seed(1)
     model = Tacotron2(small_config(), n_symbols=130).eval()

@@ -110,7 +110,8 @@ def _cmd_bench(args: argparse.Namespace) -> None:
     elif args.name == "model":
         result = bench.bench_model(threads=args.threads, config_path=args.config, train_steps=args.train_steps,
                                    inference_steps=args.inference_steps, reference_command=args.reference_command,
-                                   reference_json=args.reference_json)
+                                   reference_json=args.reference_json, device=_device(args),
+                                   precisions=args.precisions, batch_sizes=args.batch_sizes, griffin_lim_iters=args.iters)
     elif args.name == "frontend":
         result = bench.bench_frontend(args.text_file)
     elif args.name == "vocoder":
@@ -550,7 +551,12 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--seconds", type=float, default=10.0)
     p.add_argument("--iters", type=_positive_int, default=64)
     p.add_argument("--threads", type=_positive_int, default=2)
-    p.add_argument("--device", default="cpu", help="vocoder: cpu or cuda")
+    p.add_argument("--device", default="cpu", help="griffin-lim, vocoder, model: cpu or cuda")
+    p.add_argument("--precisions", nargs="+", choices=["fp32", "bf16", "int8"],
+                   help="model: inference precisions (default fp32 int8 on the CPU, fp32 bf16 on CUDA; "
+                        "bf16 also trains under autocast)")
+    p.add_argument("--batch-sizes", nargs="+", type=_positive_int,
+                   help="model: inference and synthesis batch sizes (default 1 16, and 64 on CUDA)")
     p.add_argument("--wav", help="speech clip to use (default: espeak-ng)")
     p.add_argument("--text-file", help="frontend: transcripts, one per line or id<TAB>...<TAB>text "
                                        "(default: LJSpeech's, recipes/ljspeech/nvidia_filelists.tsv.gz)")

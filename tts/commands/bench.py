@@ -37,6 +37,28 @@ def speech_clip(seconds: float, config: AudioConfig, wav_path: str | None = None
     return np.tile(wav, int(np.ceil(n / len(wav))))[:n]
 
 
+def synchronize(device: str) -> None:
+    """Wait for queued GPU work, so that a wall-clock timer measures it (nothing on the CPU)."""
+    if torch.device(device).type == "cuda":
+        torch.cuda.synchronize(device)
+
+
+def peak_memory_mib(device: str) -> float:
+    """Peak memory since the last :func:`reset_peak_memory`: allocated GPU memory on CUDA, the
+    process's peak resident set on the CPU (which only grows)."""
+    if torch.device(device).type == "cuda":
+        return round(torch.cuda.max_memory_allocated(device) / 2**20, 1)
+    import resource
+
+    return round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024, 1)
+
+
+def reset_peak_memory(device: str) -> None:
+    """Start a new peak for :func:`peak_memory_mib` (on CUDA; the CPU's cannot be reset)."""
+    if torch.device(device).type == "cuda":
+        torch.cuda.reset_peak_memory_stats(device)
+
+
 #: Griffin-Lim must beat ``librosa.griffinlim`` (60 iterations) by this factor at no worse spectral convergence
 GRIFFIN_LIM_TARGET = 3.0
 
@@ -63,8 +85,7 @@ def bench_griffin_lim(seconds: float = 10.0, iters: int = 64, threads: int = 2, 
         for _ in range(repeats):
             start = time.perf_counter()
             out = fn()
-            if device.startswith("cuda"):
-                torch.cuda.synchronize()
+            synchronize(device)
             times.append(time.perf_counter() - start)
         return min(times), out
 
@@ -123,13 +144,11 @@ def bench_vocoder(seconds: float = 10.0, threads: int = 2, iters: int = 64, devi
         vocoder(mel, **options)  # warm-up
         times = []
         for _ in range(repeats):
-            if device.startswith("cuda"):
-                torch.cuda.synchronize()
+            synchronize(device)
             start = time.perf_counter()
             with torch.no_grad():
                 vocoder(mel, **options)
-            if device.startswith("cuda"):
-                torch.cuda.synchronize()
+            synchronize(device)
             times.append(time.perf_counter() - start)
         return round(min(times) / seconds, 4)
 
@@ -146,6 +165,22 @@ def bench_vocoder(seconds: float = 10.0, threads: int = 2, iters: int = 64, devi
 
 #: what ``tts bench model`` asks of our model against the reference, as speed-up factors
 MODEL_TARGETS = {"train_mel_frames_per_second": 2.0, "inference_fp32_batch1": 1.5, "inference_int8_batch1": 3.0}
+#: on a GPU (issue 23), absolute: ms per decoder step at batch 1 (at most), end-to-end synthesis at
+#: batch 64 with Griffin-Lim in times real time (at least); training against the reference's AMP step (factor)
+GPU_TARGETS = {"inference_batch1_ms_per_decoder_step": 0.5, "synthesis_batch64_times_real_time": 50.0,
+               "train_mel_frames_per_second": 2.0}
+#: what ``--precisions`` may name: int8 runs on the CPU only, bf16 is autocast on either device
+PRECISIONS = ("fp32", "bf16", "int8")
+
+
+def check_precisions(precisions: list[str], device: str) -> list[str]:
+    """``precisions`` in a fixed order, refused where the device cannot run them."""
+    unknown = sorted(set(precisions) - set(PRECISIONS))
+    if unknown:
+        raise TTSError(f"--precisions {' '.join(unknown)}: choose from {', '.join(PRECISIONS)}")
+    if "int8" in precisions and torch.device(device).type != "cpu":
+        raise TTSError("--precisions int8 runs on the CPU only; use fp32 and bf16 with --device cuda")
+    return [p for p in PRECISIONS if p in precisions]
 
 
 def reference_batch_lengths(batch_size: int = 8, text: tuple[int, int] = (80, 120), mel: tuple[int, int] = (400, 600),
@@ -175,30 +210,41 @@ def run_reference(command: str | None = None, json_path: str | None = None) -> d
 
 def bench_model(threads: int = 2, config_path: str | None = None, train_steps: int = 5, inference_steps: int = 500,
                 inference_runs: int = 3, seed: int = 0, reference_command: str | None = None,
-                reference_json: str | None = None) -> dict:
+                reference_json: str | None = None, device: str = "cpu", precisions: list[str] | None = None,
+                batch_sizes: list[int] | None = None, griffin_lim_iters: int = 64) -> dict:
     """Acoustic model speed on this machine, with the inputs of the reference timing harness.
 
     Training: mel frames/s of one full step (forward, loss, backward, clipping 1.0, Adam) on a
-    batch of 8 (text 120…80 tokens, mel 400…600 frames), median of ``train_steps`` after one warm-up.
+    batch of 8 (text 120…80 tokens, mel 400…600 frames), median of ``train_steps`` after one
+    warm-up, in fp32 and, with bf16 among ``precisions``, under bf16 autocast.
     Inference: ms per decoder step, encoder and postnet included, for a 100-token input forced to
-    exactly ``inference_steps`` steps, at batch 1 and 16, fp32 and int8 (median of
-    ``inference_runs`` after one warm-up). The model is the config's (default: NVIDIA's sizes,
-    configs/tacotron2.yaml). With a reference (the harness's command, run first in the same
-    process tree, or its stored JSON) the result holds its figures, the speed-up factors and
-    whether :data:`MODEL_TARGETS` are met.
+    exactly ``inference_steps`` steps, per precision (default fp32 and int8 on the CPU, fp32 and
+    bf16 on CUDA) and batch size (default 1 and 16, and 64 on CUDA); median of ``inference_runs``
+    after one warm-up. Synthesis: the same decoding followed by Griffin-Lim
+    (``griffin_lim_iters``) on the device, as seconds and times real time for the whole batch.
+    Peak memory per phase on CUDA, the process's peak resident set on the CPU.
+    The model is the config's (default: NVIDIA's sizes, configs/tacotron2.yaml). With a reference
+    (the harness's command, run first in the same process tree, or its stored JSON) the result
+    holds its figures and the speed-up factors; ``targets_met`` checks :data:`MODEL_TARGETS` on the
+    CPU and :data:`GPU_TARGETS` on CUDA.
     """
+    import contextlib
+
     from tts.config import load_config
     from tts.data import Batch
     from tts.models import build_model
     from tts.models.quantize import quantize_int8
     from tts.training.losses import TTSLoss
 
+    on_gpu = torch.device(device).type == "cuda"
+    precisions = check_precisions(precisions or (["fp32", "bf16"] if on_gpu else ["fp32", "int8"]), device)
+    batch_sizes = sorted(set(batch_sizes or ([1, 16, 64] if on_gpu else [1, 16])))
     reference = run_reference(reference_command, reference_json)
     torch.set_num_threads(threads)
     torch.manual_seed(seed)
     config = load_config(config_path or Path(__file__).resolve().parents[2] / "configs" / "tacotron2.yaml")
     n_symbols = len(SymbolInventory())
-    model = build_model(config.model, n_symbols, config.audio)
+    model = build_model(config.model, n_symbols, config.audio).to(device)
     r = model.reduction_factor
     g = torch.Generator().manual_seed(seed)
     text_list, mel_list = reference_batch_lengths()
@@ -208,61 +254,128 @@ def bench_model(threads: int = 2, config_path: str | None = None, train_steps: i
         torch.arange(max(text_list))[None] < text_lengths[:, None])
     stop = (torch.arange(t_mel)[None] >= mel_lengths[:, None] - 1).float()
     mels = torch.randn(8, config.audio.n_mels, t_mel, generator=g) * 2.0 - 5.0
-    batch = Batch(ids, text_lengths, mels, mel_lengths, stop, [str(i) for i in range(8)])
+    batch = Batch(ids, text_lengths, mels, mel_lengths, stop, [str(i) for i in range(8)]).to(device)
     criterion = TTSLoss(config.loss)
-    optimizer = torch.optim.Adam(model.parameters(), lr=1e-3, weight_decay=1e-6)
-    model.train()
-    times = []
-    for _ in range(train_steps + 1):  # the first step warms up allocators
-        start = time.perf_counter()
-        loss = criterion(model(batch), batch)["loss"]
-        optimizer.zero_grad()
-        loss.backward()
-        torch.nn.utils.clip_grad_norm_(model.parameters(), 1.0)
-        optimizer.step()
-        times.append(time.perf_counter() - start)
-    train_s = float(np.median(times[1:]))
-    model.eval()
-    text = torch.randint(3, n_symbols, (1, 100), generator=g)
+    frames = int(mel_lengths.sum())
 
-    def ms_per_step(m: torch.nn.Module, batch_size: int) -> float:
-        x = text.repeat(batch_size, 1)
-        forced = {"stop_threshold": 2.0, "max_decoder_steps": inference_steps, "max_frames_per_token": 1e4,
-                  "stop_after_last_token": False}
-        m.inference(x, **{**forced, "max_decoder_steps": 5})
+    def autocast(precision: str):
+        return (torch.autocast(torch.device(device).type, dtype=torch.bfloat16) if precision == "bf16"
+                else contextlib.nullcontext())
+
+    def train_entry(precision: str) -> dict:
+        optimizer = torch.optim.Adam(model.parameters(), lr=1e-3, weight_decay=1e-6)
+        model.train()
+        reset_peak_memory(device)
+        times = []
+        for _ in range(train_steps + 1):  # the first step warms up allocators
+            synchronize(device)
+            start = time.perf_counter()
+            with autocast(precision):
+                loss = criterion(model(batch), batch)["loss"]
+            optimizer.zero_grad()
+            loss.backward()
+            torch.nn.utils.clip_grad_norm_(model.parameters(), 1.0)
+            optimizer.step()
+            synchronize(device)
+            times.append(time.perf_counter() - start)
+        seconds = float(np.median(times[1:]))
+        return {"batch": 8, "frames": frames, "seconds_per_step": round(seconds, 3),
+                "mel_frames_per_second": round(frames / seconds, 1), "peak_memory_mib": peak_memory_mib(device)}
+
+    train = {precision: train_entry(precision) for precision in precisions if precision != "int8"}
+    model.eval()
+    text = torch.randint(3, n_symbols, (1, 100), generator=g).to(device)
+    forced = {"stop_threshold": 2.0, "max_decoder_steps": inference_steps, "max_frames_per_token": 1e4,
+              "stop_after_last_token": False}
+    vocoder = GriffinLim(config.audio).to(device)
+
+    @torch.no_grad()
+    def decode(m: torch.nn.Module, precision: str, batch_size: int, steps: int = inference_steps):
+        with autocast(precision):
+            return m.inference(text.repeat(batch_size, 1), **{**forced, "max_decoder_steps": steps})
+
+    @torch.no_grad()
+    def inference_entry(m: torch.nn.Module, precision: str, batch_size: int) -> tuple[float, torch.Tensor]:
+        """Median seconds of a forced decoding at ``batch_size``, and its mel."""
+        decode(m, precision, batch_size, steps=5)
+        runs, out = [], None
+        for _ in range(inference_runs):
+            synchronize(device)
+            start = time.perf_counter()
+            out = decode(m, precision, batch_size)
+            synchronize(device)
+            runs.append(time.perf_counter() - start)
+        return float(np.median(runs)), out
+
+    @torch.no_grad()
+    def vocoder_seconds(mel: torch.Tensor) -> float:
+        vocoder(mel.float(), n_iter=griffin_lim_iters)  # warm-up (FFT plans)
         runs = []
         for _ in range(inference_runs):
+            synchronize(device)
             start = time.perf_counter()
-            out = m.inference(x, **forced)
-            runs.append((time.perf_counter() - start) / out.alignments.shape[1] * 1e3)
+            vocoder(mel.float(), n_iter=griffin_lim_iters)
+            synchronize(device)
+            runs.append(time.perf_counter() - start)
         return float(np.median(runs))
 
-    int8 = quantize_int8(model)
-    frames = int(mel_lengths.sum())
+    ms_per_step, synthesis, inference_memory = {}, {}, {}
+    item_seconds = inference_steps * r * config.audio.hop_length / config.audio.sample_rate
+    gl_seconds: dict[int, float] = {}
+    for precision in precisions:
+        m = quantize_int8(model) if precision == "int8" else model
+        reset_peak_memory(device)
+        for batch_size in batch_sizes:
+            key = f"{precision}_batch{batch_size}"
+            seconds, out = inference_entry(m, precision, batch_size)
+            ms_per_step[key] = round(seconds / out.alignments.shape[1] * 1e3, 3)
+            if batch_size not in gl_seconds:
+                gl_seconds[batch_size] = vocoder_seconds(out.mel)
+            total = seconds + gl_seconds[batch_size]
+            synthesis[key] = {"seconds": round(total, 4), "times_real_time": round(batch_size * item_seconds / total, 2)}
+        inference_memory[precision] = peak_memory_mib(device)
     result = {
-        "threads": threads, "parameters_millions": round(sum(p.numel() for p in model.parameters()) / 1e6, 2),
+        "device": device, "threads": threads,
+        "parameters_millions": round(sum(p.numel() for p in model.parameters()) / 1e6, 2),
         "model": config.model.name, "reduction_factor": r, "attention": model.attention_name,
-        "train": {"batch": 8, "frames": frames, "seconds_per_step": round(train_s, 3),
-                  "mel_frames_per_second": round(frames / train_s, 1)},
-        "inference_ms_per_decoder_step": {
-            "fp32_batch1": round(ms_per_step(model, 1), 3), "fp32_batch16": round(ms_per_step(model, 16), 3),
-            "int8_batch1": round(ms_per_step(int8, 1), 3), "int8_batch16": round(ms_per_step(int8, 16), 3)},
+        "train": train,
+        "inference_ms_per_decoder_step": ms_per_step,
         "inference_decoder_steps": inference_steps,
+        "synthesis": {"vocoder": f"griffin-lim, {griffin_lim_iters} iterations", "audio_seconds_per_item":
+                      round(item_seconds, 3), "griffin_lim_seconds": {f"batch{b}": round(s, 3) for b, s in
+                                                                      gl_seconds.items()}, **synthesis},
+        "inference_peak_memory_mib": inference_memory,
     }
-    steps = result["inference_ms_per_decoder_step"]
     hop_ms = 1000 * config.audio.hop_length / config.audio.sample_rate
-    result["inference_realtime_factor_batch1"] = {k: round(steps[f"{k}_batch1"] / (hop_ms * r), 3) for k in ("fp32", "int8")}
+    result["inference_realtime_factor_batch1"] = {p: round(ms_per_step[f"{p}_batch1"] / (hop_ms * r), 3)
+                                                  for p in precisions if 1 in batch_sizes}
+    fastest_train = max(entry["mel_frames_per_second"] for entry in train.values())
     if reference is not None:
-        result["reference"] = {key: reference.get(key) for key in ("impl", "revision", "cpu", "threads", "contended")}
+        result["reference"] = {key: reference.get(key) for key in ("impl", "revision", "cpu", "device", "threads",
+                                                                   "contended")}
         result["reference"]["train_mel_frames_per_second"] = reference["train"]["mel_frames_per_second"]
         reference_ms = reference["inference"]["ms_per_decoder_step_incl_encoder_postnet"]
         result["reference"]["inference_ms_per_decoder_step"] = reference_ms
-        speedup = {"train_mel_frames_per_second": result["train"]["mel_frames_per_second"] /
-                   reference["train"]["mel_frames_per_second"],
-                   "inference_fp32_batch1": reference_ms / steps["fp32_batch1"],
-                   "inference_int8_batch1": reference_ms / steps["int8_batch1"]}
+        speedup = {"train_mel_frames_per_second": fastest_train / reference["train"]["mel_frames_per_second"]}
+        speedup.update({f"inference_{p}_batch1": reference_ms / ms_per_step[f"{p}_batch1"]
+                        for p in precisions if 1 in batch_sizes})
         result["speedup_over_reference"] = {key: round(value, 2) for key, value in speedup.items()}
-        result["targets_met"] = {key: speedup[key] >= target for key, target in MODEL_TARGETS.items()}
+        if not on_gpu:
+            result["targets_met"] = {key: speedup[key] >= target for key, target in MODEL_TARGETS.items()
+                                     if key in speedup}
+    if on_gpu:
+        met = {}
+        if 1 in batch_sizes:
+            met["inference_batch1_ms_per_decoder_step"] = (min(ms_per_step[f"{p}_batch1"] for p in precisions)
+                                                           <= GPU_TARGETS["inference_batch1_ms_per_decoder_step"])
+        if 64 in batch_sizes:
+            met["synthesis_batch64_times_real_time"] = (
+                max(synthesis[f"{p}_batch64"]["times_real_time"] for p in precisions)
+                >= GPU_TARGETS["synthesis_batch64_times_real_time"])
+        if reference is not None:
+            met["train_mel_frames_per_second"] = (result["speedup_over_reference"]["train_mel_frames_per_second"]
+                                                  >= GPU_TARGETS["train_mel_frames_per_second"])
+        result["targets_met"] = met
     return result
 
 

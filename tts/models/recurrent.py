@@ -33,6 +33,13 @@ def fixed_weight_product(weight: torch.Tensor, batch_size: int) -> Callable[[tor
     return lambda x: F.linear(x, weight)
 
 
+def compute_dtype(weight: torch.Tensor) -> torch.dtype:
+    """The dtype a loop's products with ``weight`` run in: the autocast dtype of its device when
+    autocast is on there (cast once per loop, not per step), else the weight's own."""
+    device = weight.device.type
+    return torch.get_autocast_dtype(device) if torch.is_autocast_enabled(device) else weight.dtype
+
+
 class _Anchor(torch.autograd.Function):
     """A scalar that every step's product depends on; its backward runs after all of theirs
     (the autograd engine waits for every consumer) and turns their records into ``∂L/∂W``."""
@@ -73,8 +80,7 @@ class SharedWeight:
 
     def __init__(self, weight: torch.Tensor, batch_size: int):
         self.weight = weight
-        device = weight.device.type
-        self.dtype = torch.get_autocast_dtype(device) if torch.is_autocast_enabled(device) else weight.dtype
+        self.dtype = compute_dtype(weight)
         compute = weight.detach().to(self.dtype)
         self.product = fixed_weight_product(compute, batch_size)                      # x ↦ x Wᵀ
         self.transposed_product = fixed_weight_product(compute.t().contiguous(), batch_size)  # g ↦ g W
@@ -112,15 +118,17 @@ LSTMStep = Callable[[torch.Tensor, tuple[torch.Tensor, torch.Tensor]], tuple[tor
 def lstm_step(cell: nn.Module, batch_size: int) -> LSTMStep:
     """The step ``(x (B, I), (h, c) (B, H) each) → (h, c)`` of an LSTM cell for a loop that does
     not train it (inference, validation): a float ``nn.LSTMCell`` runs on fixed-weight products
-    (:func:`fixed_weight_product`); a cell being trained, or any other cell (int8), runs as it is."""
+    (:func:`fixed_weight_product`, in the autocast dtype under autocast); a cell being trained,
+    or any other cell (int8), runs as it is."""
     if not isinstance(cell, nn.LSTMCell) or (torch.is_grad_enabled() and cell.weight_ih.requires_grad):
         return cell
-    from_input = fixed_weight_product(cell.weight_ih, batch_size)
-    from_hidden = fixed_weight_product(cell.weight_hh, batch_size)
+    dtype = compute_dtype(cell.weight_ih)
+    from_input = fixed_weight_product(cell.weight_ih.to(dtype), batch_size)
+    from_hidden = fixed_weight_product(cell.weight_hh.to(dtype), batch_size)
     bias = lstm_bias(cell)
 
     def step(x: torch.Tensor, state: tuple[torch.Tensor, torch.Tensor]) -> tuple[torch.Tensor, torch.Tensor]:
-        gates = from_input(x) + from_hidden(state[0])
+        gates = from_input(x.to(dtype)) + from_hidden(state[0].to(dtype))
         return lstm_update(gates if bias is None else gates + bias, state[1])
 
     return step
