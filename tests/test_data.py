@@ -13,6 +13,7 @@ from conftest import SR, make_tiny_corpus, tiny_config_dict, tone_speech
 from tts.config import config_from_dict
 from tts.data import (FeatureDataset, LengthBucketBatchSampler, compute_features, feature_dir, read_metadata,
                       read_split)
+from tts.data.dataset import StopSafeLoader, leave_stop_signals_to_the_trainer
 from tts.errors import TTSError
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -312,3 +313,22 @@ def test_zero_padding_for_nvidias_recipe(tiny_corpus):
     short = int(batch.mel_lengths[i])
     silence = ds.collate(1)([ds[0], ds[1]])
     assert bool((batch.mels[i, :, short:] == 0).all()) and bool((silence.mels[i, :, short:] < -11).all())
+
+
+def _killed_while_starting(worker_id: int) -> None:
+    """A worker_init_fn that a scheduler's kill reaches before the worker ignores stop signals."""
+    import signal
+
+    os.kill(os.getpid(), signal.SIGTERM)
+    leave_stop_signals_to_the_trainer(worker_id)
+
+
+def test_a_kill_while_loader_workers_start_does_not_end_them():
+    from torch.utils.data import DataLoader
+
+    loader = StopSafeLoader(list(range(6)), batch_size=2, num_workers=2, worker_init_fn=_killed_while_starting)
+    assert [batch.tolist() for batch in loader] == [[0, 1], [2, 3], [4, 5]]
+    assert [batch.tolist() for batch in loader] == [[0, 1], [2, 3], [4, 5]]  # a second epoch, new workers
+    plain = DataLoader(list(range(6)), batch_size=2, num_workers=2, worker_init_fn=_killed_while_starting)
+    with pytest.raises(RuntimeError, match="DataLoader worker"):
+        list(plain)

@@ -214,17 +214,38 @@ class RandomBatchSampler(EpochBatchSampler):
         return batches
 
 
+STOP_SIGNALS = (signal.SIGINT, signal.SIGTERM)
+
+
 def leave_stop_signals_to_the_trainer(worker_id: int) -> None:
     """DataLoader ``worker_init_fn``: a worker ignores SIGINT and SIGTERM. Ctrl-C in a terminal and a
     scheduler's kill reach every process of the job; a worker they ended mid-epoch would crash the
     training process before it could save, whereas the trainer stops at the next step boundary and
-    its loaders then end their workers."""
+    its loaders then end their workers. A worker of a :class:`StopSafeLoader` starts with the two
+    blocked and unblocks them here, once they are ignored: one that came meanwhile is dropped."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     signal.signal(signal.SIGTERM, signal.SIG_IGN)
+    signal.pthread_sigmask(signal.SIG_UNBLOCK, STOP_SIGNALS)
+
+
+class StopSafeLoader(DataLoader):
+    """A DataLoader whose workers cannot be ended by a stop signal while they start: SIGINT and
+    SIGTERM are blocked (held, not lost) in the calling thread while an iteration forks its
+    workers, who inherit the block until :func:`leave_stop_signals_to_the_trainer`; the trainer
+    receives a signal held meanwhile as soon as the workers are up. (A loader is iterated once
+    per epoch, so without this a kill that lands while the next epoch's workers start, before
+    they ignore it, took the run down; CI saw it.)"""
+
+    def __iter__(self):
+        held = signal.pthread_sigmask(signal.SIG_BLOCK, STOP_SIGNALS)
+        try:
+            return super().__iter__()
+        finally:
+            signal.pthread_sigmask(signal.SIG_SETMASK, held)
 
 
 def batch_loader(dataset: FeatureDataset, data: DataConfig, r: int, max_frames: int, seed: int, shuffle: bool,
-                 rank: int = 0, world_size: int = 1) -> DataLoader:
+                 rank: int = 0, world_size: int = 1) -> StopSafeLoader:
     """Loader of :class:`Batch` es from the sampler ``data.sampler`` names; without ``shuffle`` the
     batches are a fixed function of the split (validation figures are comparable across runs)."""
     if data.sampler == "random":
@@ -233,6 +254,6 @@ def batch_loader(dataset: FeatureDataset, data: DataConfig, r: int, max_frames: 
         sampler = LengthBucketBatchSampler(
             dataset.frame_lengths, max_frames, data.max_batch_size, seed=seed, shuffle=shuffle,
             bucket_size=data.max_batch_size * data.bucket_size_multiplier, rank=rank, world_size=world_size)
-    return DataLoader(dataset, batch_sampler=sampler, collate_fn=dataset.collate(r, data.pad_mels_with),
+    return StopSafeLoader(dataset, batch_sampler=sampler, collate_fn=dataset.collate(r, data.pad_mels_with),
                       num_workers=data.num_workers, generator=torch.Generator().manual_seed(seed),
                       worker_init_fn=leave_stop_signals_to_the_trainer)

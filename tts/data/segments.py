@@ -14,12 +14,12 @@ from pathlib import Path
 
 import numpy as np
 import torch
-from torch.utils.data import DataLoader, Dataset
+from torch.utils.data import Dataset
 
 from tts.audio import edge_silence, load_wav
 from tts.config import AudioConfig
 from tts.data.corpus import read_split
-from tts.data.dataset import EpochBatchSampler, leave_stop_signals_to_the_trainer
+from tts.data.dataset import EpochBatchSampler, StopSafeLoader, leave_stop_signals_to_the_trainer
 from tts.data.features import read_manifest
 from tts.errors import TTSError
 
@@ -104,7 +104,7 @@ def collate_segments(items: list[tuple[torch.Tensor, torch.Tensor]]) -> tuple[to
 
 
 def segment_loader(dataset: SegmentDataset, batch_size: int, num_workers: int, seed: int, rank: int = 0,
-                   world_size: int = 1) -> DataLoader:
+                   world_size: int = 1) -> StopSafeLoader:
     sampler = SegmentBatchSampler(len(dataset), batch_size, seed, rank, world_size)
-    return DataLoader(dataset, batch_sampler=sampler, collate_fn=collate_segments, num_workers=num_workers,
+    return StopSafeLoader(dataset, batch_sampler=sampler, collate_fn=collate_segments, num_workers=num_workers,
                       persistent_workers=False, worker_init_fn=leave_stop_signals_to_the_trainer)
