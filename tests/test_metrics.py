@@ -43,6 +43,17 @@ def test_never_reaching_the_end_is_an_early_stop():
     assert report.early_stop and report.failures == {Failure.EARLY_STOP: 1} and not report.skipped_tokens
 
 
+def test_the_end_is_the_last_sounding_token():
+    """'... compute that"!' ends on T, then three silent tokens: reading T reads to the end."""
+    symbols = ["K", "AH0", "M", "P", "Y", "UW1", "T", " ", "DH", "AE1", "T", '"', "!", "~"]
+    a = diagonal(60, len(symbols))[:48]  # the peak's last token is 10: the final T
+    assert a.argmax(axis=1).max() == 10
+    assert attention_report(a).early_stop  # without symbols the end is token 13, 3 past the peak
+    assert not attention_report(a, symbols=symbols).early_stop
+    assert not attention_report(a[:39], symbols=symbols).early_stop  # peak 8: within end_tolerance = 2
+    assert attention_report(a[:34], symbols=symbols).early_stop  # peak 7: "that" not read
+
+
 def test_skipped_tokens_are_found():
     a = diagonal(60, 20)
     a[:, 8] = 0.0

@@ -113,7 +113,9 @@ def attention_report(alignment: np.ndarray, step_limit_hit: bool = False, symbol
       on the peak track with excursions of up to ``flicker_steps`` steps smoothed away (a median
       filter): a peak that flips to a side lobe for a step and returns (seen in Transformer-TTS heads
       of word-perfect utterances) is not a repeat; a real jump back lasts many steps;
-    * early stop: the furthest peak is more than ``end_tolerance`` tokens before the last one.
+    * early stop: the furthest peak is more than ``end_tolerance`` tokens before the last sounding
+      token (the last token without ``symbols``): closing punctuation, quotes and EOS after the
+      last phoneme take no frames in fluent speech.
     """
     alignment = np.asarray(alignment, dtype=np.float64)
     steps, n_text = alignment.shape
@@ -142,6 +144,7 @@ def attention_report(alignment: np.ndarray, step_limit_hit: bool = False, symbol
         raise ValueError(f"{len(sounding)} symbols for an alignment over {n_text} tokens")
     skipped = [int(j) for j in np.flatnonzero(~attended & (mass < skip_mass) & sounding) if j < reached]
     first_sounding = int(np.argmax(sounding)) if sounding.any() else -1
+    last_sounding = int(np.flatnonzero(sounding)[-1]) if sounding.any() else n_text - 1
     track = median_filter(peaks, size=2 * flicker_steps + 1, mode="nearest") if flicker_steps > 0 else peaks
     behind = track < np.maximum.accumulate(track) - repeat_jump
     repeats = int(np.sum(behind[1:] & ~behind[:-1]) + (behind[0] if steps else 0))
@@ -149,7 +152,7 @@ def attention_report(alignment: np.ndarray, step_limit_hit: bool = False, symbol
         focus_rate=focus, monotonicity=monotonic, diagonal_correlation=corr, coverage=float(attended.mean()),
         skipped_tokens=skipped, first_token_skipped=first_sounding in skipped,
         start_token=int(peaks[np.argmax(counted)]) if steps else 0, repeats=repeats,
-        early_stop=reached < n_text - 1 - end_tolerance,
+        early_stop=reached < last_sounding - end_tolerance,
         step_limit_hit=step_limit_hit)
 
 
