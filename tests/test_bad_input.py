@@ -270,6 +270,8 @@ CASES: list[tuple[str, list[str], str]] = [
     ("export no extension", ["export", C, "--out", "{dir}/release"], "give a file name ending in .pt"),
     ("export missing", ["export", "{missing}", "--out", OUT + ".pt"], "does not exist"),
     ("export NaN checkpoint", ["export", "{ckpt_step}", "--out", OUT + ".pt"], "its step is 'abc'"),
+    ("export bad setting", ["export", C, "inference.attention_window=[1]", "--out", OUT + ".pt"], "'inference.attention_window' must be [back, ahead]"),
+    ("export training setting", ["export", C, "train.max_steps=3", "--out", OUT + ".pt"], "only inference.* settings"),
     ("report not an experiment", ["report", "{notexp}"], "is not an experiment folder"),
     ("report missing folder", ["report", "{missing}"], "is not an experiment folder"),
     # ---------------------------------------------------------------- bench

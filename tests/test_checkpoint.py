@@ -100,3 +100,16 @@ def test_export_strips_training_state_and_checks_its_destination(saved, tmp_path
             checkpoint.export(path, bad)
     with pytest.raises(TTSError, match="is a folder"):
         checkpoint.read(tmp_path)
+
+
+def test_export_stores_the_inference_settings_it_is_given_and_checks_them(saved, tmp_path):
+    path, _, _ = saved
+    release = checkpoint.export(path, tmp_path / "windowed.pt", inference={"attention_window": [1, 2]})
+    settings = checkpoint.read(release).config.inference
+    assert settings.attention_window == [1, 2]
+    assert settings.max_decoder_steps == checkpoint.read(path).config.inference.max_decoder_steps
+    with pytest.raises(TTSError, match="inference.attention_window"):
+        checkpoint.export(path, tmp_path / "bad.pt", inference={"attention_window": [1]})
+    with pytest.raises(TTSError, match="inference.no_such_key"):
+        checkpoint.export(path, tmp_path / "bad.pt", inference={"no_such_key": 1})
+    assert not (tmp_path / "bad.pt").exists()

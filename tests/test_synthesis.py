@@ -173,10 +173,12 @@ def test_validate_transcribes_teacher_forced_speech(tiny_experiment, tiny_corpus
 def test_export_release_checkpoint(tiny_experiment, tmp_path):
     import torch
 
-    out = tts_cli("export", str(tiny_experiment / "checkpoint_00000004.pt"), "--out", str(tmp_path / "release.pt"))
+    out = tts_cli("export", str(tiny_experiment / "checkpoint_00000004.pt"), "inference.stop_after_last_token=true",
+                  "--out", str(tmp_path / "release.pt"))
     assert out.returncode == 0, out.stderr
     payload = torch.load(tmp_path / "release.pt", weights_only=True)
     assert "optimizer" not in payload and payload["step"] == 4
+    assert payload["config"]["inference"]["stop_after_last_token"] is True
     assert all(v.dtype == torch.float16 for v in payload["model"].values() if v.is_floating_point())
     full = Synthesizer.from_checkpoint(tiny_experiment / "checkpoint_00000004.pt")
     half = Synthesizer.from_checkpoint(tmp_path / "release.pt")

@@ -16,14 +16,14 @@ from __future__ import annotations
 
 import os
 import tempfile
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
 import torch
 from torch import nn
 
-from tts.config import ExperimentConfig, VocoderExperimentConfig, config_from_dict, config_to_dict
+from tts.config import ExperimentConfig, VocoderExperimentConfig, config_from_dict, config_to_dict, with_overrides
 from tts.errors import ConfigError, TTSError
 from tts.models import build_model
 from tts.text import SymbolInventory
@@ -221,18 +221,26 @@ def load_vocoder(path: str | Path, device: str | torch.device = "cpu") -> Vocode
     return vocoder.for_inference().to(device)
 
 
-def export(source: str | Path, destination: str | Path, half: bool = True) -> Path:
+def export(source: str | Path, destination: str | Path, half: bool = True,
+           inference: dict[str, Any] | None = None) -> Path:
     """Strip a training checkpoint (acoustic or vocoder) to what synthesis needs (weights, config,
-    symbols, step), with float16 weights when ``half``; the result loads like the source."""
+    symbols, step), with float16 weights when ``half``; the result loads like the source.
+    ``inference``: settings that replace the acoustic model's stored ones (e.g. the attention
+    window it is released with), checked like a config file."""
     destination = Path(destination)
     if destination.is_dir() or destination.suffix != ".pt":
         raise TTSError(f"--out {destination}: give a file name ending in .pt")
     contents = read(source)
+    config = contents.config
+    if inference:
+        if not isinstance(config, ExperimentConfig):
+            raise TTSError(f"{source} is a vocoder checkpoint: it has no inference settings")
+        config = replace(config, inference=with_overrides(config.inference, "inference", **inference))
     weights = {k: v.half() if half and v.is_floating_point() else v for k, v in contents.weights.items()}
     if half and any(v.is_floating_point() and not bool(torch.isfinite(v).all()) for v in weights.values()):
         raise TTSError(f"{source} has weights beyond the float16 range: export it with --fp32")
     payload = {"format": FORMAT, "version": VERSION, "kind": contents.kind, "model": weights,
-               "config": config_to_dict(contents.config), "step": contents.step}
+               "config": config_to_dict(config), "step": contents.step}
     if contents.inventory is not None:
         payload["symbols"] = contents.inventory.to_dict()
     return _write(payload, destination)

@@ -190,17 +190,23 @@ def _pair(value: str | None, option: str) -> list[int] | None:
     return [first, second]
 
 
-def _inference_overrides(args: argparse.Namespace) -> dict:
-    """The inference settings the user gave, as flags or as ``inference.KEY=VALUE`` (the
-    checkpoint's settings apply to the others)."""
+def _settings(items: list[str] | None) -> dict:
+    """``inference.KEY=VALUE`` items as ``{KEY: value}``; any other key is an error."""
     from tts.config import apply_overrides
 
     given = {}
-    for item in getattr(args, "settings", None) or []:
+    for item in items or []:
         if not item.startswith("inference."):
             raise TTSError(f"'{item}': only inference.* settings can change after training (e.g. "
                            f"inference.max_decoder_steps=1000)")
         given.update(apply_overrides({}, [item])["inference"])
+    return given
+
+
+def _inference_overrides(args: argparse.Namespace) -> dict:
+    """The inference settings the user gave, as flags or as ``inference.KEY=VALUE`` (the
+    checkpoint's settings apply to the others)."""
+    given = _settings(getattr(args, "settings", None))
     flags = {"stop_threshold": args.stop_threshold, "max_decoder_steps": args.max_steps,
              "max_frames_per_token": args.max_frames_per_token,
              "attention_window": _pair(args.attention_window, "--attention-window"),
@@ -365,7 +371,7 @@ def _cmd_plot_alignment(args: argparse.Namespace) -> None:
 def _cmd_export(args: argparse.Namespace) -> None:
     from tts import checkpoint
 
-    out = checkpoint.export(args.checkpoint, args.out, half=not args.fp32)
+    out = checkpoint.export(args.checkpoint, args.out, half=not args.fp32, inference=_settings(args.settings))
     print(f"wrote {out} ({out.stat().st_size / 1e6:.1f} MB)")
 
 
@@ -516,6 +522,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("checkpoint")
     p.add_argument("--out", required=True, help="the release file (.pt)")
     p.add_argument("--fp32", action="store_true", help="keep float32 weights")
+    p.add_argument("settings", nargs="*", metavar="inference.KEY=VALUE",
+                   help="inference settings the release is stored with, e.g. inference.attention_window=[1,2]")
     p.set_defaults(func=_cmd_export)
 
     p = sub.add_parser("study", help="train one model per variant (e.g. per attention mechanism) and compare them")
