@@ -26,14 +26,25 @@ def test_bundled_model_speaks_with_a_monotonic_alignment(bundled):
     assert 0.8 < result.duration < 5.0 and np.abs(result.waveform).max() > 0.05
 
 
-@pytest.mark.parametrize("text", ["Go.", "Why?", "Could I help?", "Fire engines raced past the old school.", "I"])
+@pytest.mark.parametrize("text", ["Go.", "Why?", "Wait.", "Please.", "Could I help?",
+                                  "Fire engines raced past the old school.", "I"])
 def test_bundled_model_reads_from_the_first_phoneme_and_stops_by_itself(bundled, text):
     """The location-sensitive model this one replaced skipped the first phoneme of half the test
     sentences ("Could I" → "Good I", "Fire engines" → "Higher engines") and ran "Go." to the step
-    limit; this one ran "I" to the limit until synthesis closed a text ending on a word with a stop."""
+    limit; this one ran "I" to the limit until synthesis closed a text ending on a word with a stop.
+    Trained with a lead-in silence, it jumps to the silent end during the lead-in of some single
+    words and stops there ("Wait." after 3 steps) unless its stored attention window holds it."""
     result = bundled([text])[0]
     report = result.segments[0].report
     assert report.ok and not report.first_token_skipped, f"{text!r}: {report.summary()}"
+
+
+def test_bundled_model_is_released_with_its_attention_window_and_lead_in(bundled):
+    assert bundled.settings.attention_window == [1, 2]
+    result = bundled(["Wait."])[0]
+    lead = int(0.15 * result.sample_rate)
+    assert np.abs(result.waveform[: lead // 2]).max() < 0.5 * np.abs(result.waveform).max()
+    assert 0.3 < result.duration < 1.5
 
 
 def test_missing_bundled_model_is_one_clear_line(monkeypatch, tmp_path):
