@@ -113,6 +113,26 @@ def test_evaluate_and_report(tiny_experiment, tiny_corpus, tmp_path):
     assert "<audio controls" in page and "TINY-0010" in page
 
 
+def test_evaluate_vocodes_the_ceiling_with_the_settings_given(tiny_experiment, tiny_corpus, tmp_path):
+    """``--gl-iters`` reaches the reference's Griffin-Lim as well as ours: the ceiling was once
+    vocoded with the checkpoint's 64 iterations whatever the flag said."""
+    pytest.importorskip("speechmos")
+    from tts.commands.evaluate import evaluate
+
+    synth = Synthesizer.from_checkpoint(tiny_experiment / "checkpoint_00000004.pt")
+    assert synth.settings.griffin_lim_iters != 3
+    vocode, iterations = synth.vocode, []
+
+    def spy(mel, settings=None, vocoder=None):
+        iterations.append((settings or synth.settings).griffin_lim_iters)
+        return vocode(mel, settings, vocoder)
+
+    synth.vocode = spy
+    evaluate(synth, tiny_corpus, tmp_path / "eval", split="test", use_asr=False, progress=False,
+             max_frames_per_token=3, griffin_lim_iters=3)
+    assert iterations == [3, 3]  # ours, then the ceiling
+
+
 def test_evaluate_with_the_recognizer(tiny_experiment, tiny_corpus, tmp_path):
     pytest.importorskip("faster_whisper")
     from tts.commands.evaluate import evaluate

@@ -19,6 +19,7 @@ import numpy as np
 import torch
 
 from tts.audio import MelSpectrogram, edge_silence, load_wav, save_wav
+from tts.config import with_overrides
 from tts.data.corpus import read_metadata, read_split
 from tts.errors import TTSError
 from tts.metrics import ErrorCounts, Failure, Recognizer, error_counts, mel_cepstral_distortion
@@ -86,7 +87,8 @@ def score(synthesizer: Synthesizer, items: list[Item], out: Path, meters: Meters
     (out / "wavs").mkdir(parents=True, exist_ok=True)
     audio = synthesizer.config.audio
     mel_fn = MelSpectrogram(audio)
-    batch_size = overrides.get("batch_size", synthesizer.settings.batch_size)
+    settings = with_overrides(synthesizer.settings, "inference", **overrides)  # ours and the ceiling's vocoder
+    batch_size = settings.batch_size
     scored = []
     for start in tqdm(range(0, len(items), batch_size), desc="evaluate", unit="batch", disable=not progress):
         chunk = items[start:start + batch_size]
@@ -106,7 +108,7 @@ def score(synthesizer: Synthesizer, items: list[Item], out: Path, meters: Meters
                 "first_token_skips": sum(r.first_token_skipped for r in reports),
             }
             entry = Scored(row)
-            ceiling_wav = synthesizer.vocode(ref_mel) if meters.recognizer or meters.mos else None
+            ceiling_wav = synthesizer.vocode(ref_mel, settings) if meters.recognizer or meters.mos else None
             if meters.recognizer is not None:
                 hypothesis = meters.recognizer(result.waveform, result.sample_rate)
                 ceiling = meters.recognizer(ceiling_wav, audio.sample_rate)
