@@ -192,6 +192,27 @@ def test_warm_start_ignoring_layers(tiny_corpus, tmp_path):
     assert not torch.equal(state["encoder.embedding.weight"], source["encoder.embedding.weight"])
 
 
+def test_freezing_the_encoder_and_decoder_trains_only_the_postnet(tiny_corpus, tmp_path):
+    """Frozen weights and their BatchNorm statistics stay as loaded; only the postnet moves."""
+    Trainer(make_config(max_steps=2, checkpoint_every=2), tiny_corpus, tmp_path / "a", progress=False).fit()
+    start = checkpoint.read(tmp_path / "a" / "checkpoint_00000002.pt").weights
+    config = make_config(max_steps=3, checkpoint_every=3, warm_start=str(tmp_path / "a" / "checkpoint_00000002.pt"),
+                         freeze=["encoder", "decoder"])
+    Trainer(config, tiny_corpus, tmp_path / "b", progress=False).fit()
+    end = checkpoint.read(tmp_path / "b" / "checkpoint_00000003.pt").weights
+    moved = {name for name in start if not torch.equal(start[name], end[name])}
+    assert moved and all(name.startswith("postnet.") for name in moved)
+    assert "encoder.convs.0.norm.running_mean" not in moved
+    assert any(name.startswith("postnet.") and name.endswith("running_mean") for name in moved)
+
+    with pytest.raises(TTSError, match=r"'train.freeze': no parameter name starts with 'encoderr' "
+                                       r"\(the model's top-level modules: decoder, encoder, postnet\)"):
+        Trainer(make_config(max_steps=1, freeze=["encoderr"]), tiny_corpus, tmp_path / "c", progress=False)
+    with pytest.raises(TTSError, match="freezes every parameter"):
+        Trainer(make_config(max_steps=1, freeze=["encoder", "decoder", "postnet"]), tiny_corpus, tmp_path / "d",
+                progress=False)
+
+
 def test_gradual_reduction_schedule(tiny_corpus, tmp_path):
     d = tiny_config_dict()
     d["model"]["tacotron2"].update(reduction_factor=3, max_reduction_factor=3)

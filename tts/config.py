@@ -341,7 +341,8 @@ class ScheduledSamplingConfig:
 
 @dataclass
 class TrainConfig:
-    """Trainer settings."""
+    """Trainer settings. ``freeze``: parameter-name prefixes held fixed, their BatchNorm statistics
+    included (``[encoder, decoder]`` fine-tunes the postnet without moving the alignment)."""
 
     max_steps: int = bounded(100000, 1)
     seed: int = 1234
@@ -358,6 +359,7 @@ class TrainConfig:
     scheduled_sampling: ScheduledSamplingConfig = field(default_factory=ScheduledSamplingConfig)
     warm_start: str = ""
     ignore_layers: list[str] = field(default_factory=list)
+    freeze: list[str] = field(default_factory=list)
 
 
 @dataclass
@@ -442,8 +444,9 @@ class VocoderConfig:
 @dataclass
 class VocoderExperimentConfig:
     """A vocoder run: the audio settings its mels are made with, the training loop's settings
-    (``train.r_schedule``, ``scheduled_sampling``, ``grad_accum`` and ``ignore_layers`` belong to
-    acoustic models and must stay unset) and the vocoder; saved next to its checkpoints and inside them."""
+    (``train.r_schedule``, ``scheduled_sampling``, ``grad_accum``, ``ignore_layers`` and ``freeze``
+    belong to acoustic models and must stay unset) and the vocoder; saved next to its checkpoints and
+    inside them."""
 
     audio: AudioConfig = field(default_factory=AudioConfig)
     train: TrainConfig = field(default_factory=TrainConfig)

@@ -52,7 +52,7 @@ class Trainer(TrainingRun):
         self.model = build_model(config.model, len(self.inventory), config.audio).to(self.device)
         self.ddp_model: torch.nn.Module = self.model
         self.criterion = TTSLoss(config.loss)
-        self.optimizer = build_optimizer(self.model.parameters(), config.optim)
+        self.optimizer = build_optimizer(self._trainable_parameters(), config.optim)
         self.scheduler = build_scheduler(self.optimizer, config.optim)
         self.scaler = torch.amp.GradScaler("cuda", enabled=self.amp_dtype == torch.float16)
         self.renderer: ValidationRenderer | None = None
@@ -66,6 +66,33 @@ class Trainer(TrainingRun):
             if not 1 <= stage.r <= max_r:
                 raise TTSError(f"train.r_schedule uses r={stage.r}; set model.{self.config.model.name}"
                                f".max_reduction_factor >= {stage.r}")
+
+    def _trainable_parameters(self) -> list[torch.nn.Parameter]:
+        """Every parameter not under a ``train.freeze`` prefix; the frozen ones stop taking gradients."""
+        frozen = tuple(self.config.train.freeze)
+        names = [name for name, _ in self.model.named_parameters()]
+        for prefix in frozen:
+            if not any(name.startswith(prefix) for name in names):
+                tops = sorted({name.split(".")[0] for name in names})
+                raise TTSError(f"config key 'train.freeze': no parameter name starts with '{prefix}' "
+                               f"(the model's top-level modules: {', '.join(tops)})")
+        trainable = []
+        for name, parameter in self.model.named_parameters():
+            parameter.requires_grad_(not (frozen and name.startswith(frozen)))
+            if parameter.requires_grad:
+                trainable.append(parameter)
+        if not trainable:
+            raise TTSError("config key 'train.freeze' freezes every parameter; leave at least one module to train")
+        return trainable
+
+    def _train_mode(self) -> None:
+        """Training mode, except for BatchNorm layers under a ``train.freeze`` prefix: their running
+        statistics stay as loaded."""
+        self.ddp_model.train()
+        frozen = tuple(self.config.train.freeze)
+        for name, module in self.model.named_modules():
+            if frozen and name.startswith(frozen) and isinstance(module, torch.nn.modules.batchnorm._BatchNorm):
+                module.eval()
 
     def r_at(self, step: int) -> tuple[int, int]:
         """Reduction factor and frame budget in force at an optimizer step."""
@@ -85,8 +112,10 @@ class Trainer(TrainingRun):
         self.renderer = ValidationRenderer(self.exp_dir, self.tokenizer, GriffinLim(self.config.audio).to(self.device),
                                            self.writer)
         n_params = sum(p.numel() for p in self.model.parameters())
-        log.info("model %s (%.2fM parameters, attention %s) on %s, world size %d; %d train / %d val utterances",
-                 self.config.model.name, n_params / 1e6, self.model.attention_name, self.device,
+        n_trainable = sum(p.numel() for p in self.model.parameters() if p.requires_grad)
+        frozen = f", {n_trainable / 1e6:.2f}M trained" if n_trainable < n_params else ""
+        log.info("model %s (%.2fM parameters%s, attention %s) on %s, world size %d; %d train / %d val utterances",
+                 self.config.model.name, n_params / 1e6, frozen, self.model.attention_name, self.device,
                  self.world_size, len(self.train_set), len(self.val_set))
 
     # ------------------------------------------------------------------ checkpoints
@@ -162,7 +191,7 @@ class Trainer(TrainingRun):
                 raise TTSError(f"an epoch holds {len(loader.batch_sampler)} batches per process, fewer than "
                                f"train.grad_accum={cfg.grad_accum}: lower data.max_frames_per_batch or use fewer processes")
             accumulated, epoch_done = 0, True
-            self.ddp_model.train()
+            self._train_mode()
             for batch in loader:
                 batch = batch.to(self.device)
                 self.state.batch_in_epoch += 1
@@ -188,7 +217,7 @@ class Trainer(TrainingRun):
                                     | {"frames/s": f"{fps:.0f}"})
                     window_frames, window_start = 0, time.perf_counter()
                 self._after_step()
-                self.ddp_model.train()
+                self._train_mode()
                 if step >= cfg.max_steps:
                     epoch_done = False
                     break

@@ -48,7 +48,7 @@ class _Generating(nn.Module):
 
 def _check_train_section(train: TrainConfig) -> None:
     defaults = TrainConfig()
-    acoustic_only = [name for name in ("grad_accum", "r_schedule", "scheduled_sampling", "ignore_layers")
+    acoustic_only = [name for name in ("grad_accum", "r_schedule", "scheduled_sampling", "ignore_layers", "freeze")
                      if getattr(train, name) != getattr(defaults, name)]
     if acoustic_only:
         raise TTSError(f"train.{acoustic_only[0]} applies to acoustic models only: remove it from the vocoder config")
