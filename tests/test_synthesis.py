@@ -133,6 +133,15 @@ def test_evaluate_vocodes_the_ceiling_with_the_settings_given(tiny_experiment, t
     assert iterations == [3, 3]  # ours, then the ceiling
 
 
+def test_the_dnsmos_gap_comes_with_its_standard_error():
+    from tts.commands.evaluate import paired_gap
+
+    rows = [{"dnsmos_p808": a, "reference_dnsmos_p808": b} for a, b in [(3.0, 3.2), (3.1, 3.1), (2.9, 3.3)]]
+    # differences 0.2, 0.0, 0.4: mean 0.2, sample std 0.2, standard error 0.2 / √3
+    assert paired_gap(rows, "dnsmos_p808", "reference_dnsmos_p808") == {"gap": 0.2, "gap_standard_error": 0.115}
+    assert paired_gap(rows[:1], "dnsmos_p808", "reference_dnsmos_p808") == {"gap": 0.2, "gap_standard_error": None}
+
+
 def test_evaluate_with_the_recognizer(tiny_experiment, tiny_corpus, tmp_path):
     pytest.importorskip("faster_whisper")
     from tts.commands.evaluate import evaluate
@@ -150,6 +159,7 @@ def test_evaluate_with_the_recognizer(tiny_experiment, tiny_corpus, tmp_path):
         ours.substitutions, ours.deletions, ours.insertions) == (summary["substitutions"], summary["deletions"],
                                                                  summary["insertions"])
     assert 1.0 <= row["dnsmos_p808"] <= 5.0 and summary["reference_dnsmos_p808"] == row["reference_dnsmos_p808"]
+    assert summary["dnsmos_p808_gap"] == round(row["reference_dnsmos_p808"] - row["dnsmos_p808"], 3)
 
 
 def test_validate_reproduces_the_trainers_figures(tiny_experiment, tiny_corpus, tmp_path):

@@ -75,6 +75,15 @@ def mean_of(rows: list[dict], key: str, digits: int) -> float | None:
     return round(float(np.mean(values)), digits) if values else None
 
 
+def paired_gap(rows: list[dict], ours: str, reference: str) -> dict[str, float | None]:
+    """The mean per-utterance ``reference − ours`` of a column, and its standard error (the
+    spread of the paired differences / √n; None for one utterance): how far a gap over these
+    texts can be trusted."""
+    differences = np.array([r[reference] - r[ours] for r in rows])
+    error = float(differences.std(ddof=1) / np.sqrt(len(differences))) if len(differences) > 1 else None
+    return {"gap": round(float(differences.mean()), 3), "gap_standard_error": rounded(error, 3)}
+
+
 def _mos_columns(prefix: str, scores: MOSScores) -> dict:
     return {f"{prefix}dnsmos_{k}": round(v, 3) for k, v in vars(scores).items()}
 
@@ -127,7 +136,8 @@ def score(synthesizer: Synthesizer, items: list[Item], out: Path, meters: Meters
 
 
 def summarize(scored: list[Scored]) -> dict:
-    """Means, failure counts (utterances with at least one), pooled WER/CER and mean DNSMOS."""
+    """Means, failure counts (utterances with at least one), pooled WER/CER, mean DNSMOS and its
+    paired gap to the ceiling (``dnsmos_p808_gap`` ± ``dnsmos_p808_gap_standard_error``)."""
     rows = [s.row for s in scored]
     summary = {
         "utterances": len(rows),
@@ -148,6 +158,8 @@ def summarize(scored: list[Scored]) -> dict:
                 "reference_dnsmos_bak", "reference_dnsmos_ovrl", "reference_pesq", "reference_stoi"):
         if rows and key in rows[0]:
             summary[key] = mean_of(rows, key, 3)
+    if rows and "dnsmos_p808" in rows[0]:
+        summary.update({f"dnsmos_p808_{k}": v for k, v in paired_gap(rows, "dnsmos_p808", "reference_dnsmos_p808").items()})
     return summary
 
 
