@@ -255,6 +255,18 @@ def test_robustness_suite_scores_every_category(synthesizer, tmp_path, monkeypat
     assert rows["one_word-01"]["reference_seconds"] > 0.1  # flite read the text: the ceiling exists
 
 
+def test_the_category_table_gives_the_dnsmos_gap_with_its_error():
+    from tts.commands.robustness import category_table
+
+    failures = {"skips": 0, "repeats": 1, "early_stops": 0, "step_limit_hits": 0}
+    with_mos = {"utterances": 2, "dnsmos_p808": 3.0, "dnsmos_p808_gap": 0.1, "dnsmos_p808_gap_standard_error": 0.02,
+                "attention_failures": failures}
+    one = {**with_mos, "utterances": 1, "dnsmos_p808_gap_standard_error": None}
+    table = category_table({"categories": {"one_word": with_mos, "long": one}, "overall": with_mos}).splitlines()
+    assert "| DNSMOS gap | skips |" in table[0] and table[0].count("|") == table[1].count("|") == table[2].count("|")
+    assert "| 3.0 |  | 0.1 ± 0.02 | 0 | 1 |" in table[2] and "| 0.1 | 0 | 1 |" in table[3]
+
+
 def test_study_trains_and_compares_variants_and_resumes(tiny_corpus, tmp_path):
     import yaml
 

@@ -108,16 +108,25 @@ def run_suite(synthesizer: Synthesizer, out: str | Path, suite: str = "robustnes
     return summary
 
 
+def _gap_cell(summary: dict) -> str:
+    """``reference − ours`` DNSMOS ± its standard error (empty without DNSMOS)."""
+    if "dnsmos_p808_gap" not in summary:
+        return ""
+    error = summary["dnsmos_p808_gap_standard_error"]
+    return f"{summary['dnsmos_p808_gap']}" + (f" ± {error}" if error is not None else "")
+
+
 def category_table(summary: dict) -> str:
     """The per-category summary as a markdown table."""
     columns = [("utterances", "n"), ("wer", "WER"), ("reference_wer", "ref WER"), ("cer", "CER"),
                ("deletions", "del"), ("insertions", "ins"), ("recognized", "recognized"),
                ("dnsmos_p808", "DNSMOS"), ("reference_dnsmos_p808", "ref DNSMOS")]
     failures = ["skips", "repeats", "early_stops", "step_limit_hits"]
-    lines = ["| category | " + " | ".join(name for _, name in columns) + " | " + " | ".join(failures) + " |",
-             "|" + "---|" * (1 + len(columns) + len(failures))]
+    lines = ["| category | " + " | ".join(name for _, name in columns) + " | DNSMOS gap | " + " | ".join(failures)
+             + " |", "|" + "---|" * (2 + len(columns) + len(failures))]
     for category, s in [*summary["categories"].items(), ("overall", summary["overall"])]:
-        cells = [str(s.get(key, "")) for key, _ in columns] + [str(s["attention_failures"][f]) for f in failures]
+        cells = [str(s.get(key, "")) for key, _ in columns] + [_gap_cell(s)]
+        cells += [str(s["attention_failures"][f]) for f in failures]
         lines.append(f"| {category} | " + " | ".join(cells) + " |")
     if "long_cer" in summary:
         ours = ", ".join(f"{k} {v}" for k, v in summary["long_cer"].items())
