@@ -8,7 +8,8 @@
 #   go_silence   model.go_frame=silence (the first decoder input is silence, not an all-zero "loud" frame)
 #   dca          model.tacotron2.attention.kind=dynamic_convolution (a prior that starts on token 0, moves forward)
 #   stepwise     model.tacotron2.attention.kind=stepwise_monotonic (starts on token 0, moves at most one token a step)
-# Every variant but lead_in sets audio.leading_silence=0, so each differs from the baseline in one thing.
+#   dca_lead_in  dca with audio.leading_silence=0.15 (differs from dca in the lead-in alone)
+# Every other variant but lead_in sets audio.leading_silence=0, so each differs from the baseline in one thing.
 # Then: teacher-forced first-token skips on val (metrics.jsonl) and free-running ones on 100 test
 # sentences (tts evaluate --no-asr). Resumable: rerun the same command after an interruption.
 #   bash egs/synthetic/first_token_ablation.sh [--steps 1500] [--variants "baseline bos"] [--data data/synthetic]
@@ -35,6 +36,7 @@ overrides_for() {
     go_silence) echo "audio.leading_silence=0 model.go_frame=silence";;
     dca) echo "audio.leading_silence=0 model.tacotron2.attention.kind=dynamic_convolution";;
     stepwise) echo "audio.leading_silence=0 model.tacotron2.attention.kind=stepwise_monotonic";;
+    dca_lead_in) echo "audio.leading_silence=0.15 model.tacotron2.attention.kind=dynamic_convolution";;
     *) echo "unknown variant $1" >&2; exit 2;;
   esac
 }
