@@ -264,6 +264,24 @@ class TrainingRun:
             dist.all_reduce(finite, op=dist.ReduceOp.MIN)
         return finite.item() == 1
 
+    def _update_module(self, loss: torch.Tensor, module: torch.nn.Module, scaler: torch.amp.GradScaler,
+                       optimizer: torch.optim.Optimizer) -> torch.Tensor | None:
+        """Backward, clip and step ``module`` on ``loss``; returns the gradient norm, or None (and
+        no change to the weights) when the loss or the gradient is not finite."""
+        optimizer.zero_grad(set_to_none=True)
+        norm = None
+        if self._all_finite(loss):
+            scaler.scale(loss).backward()
+            scaler.unscale_(optimizer)
+            norm = torch.nn.utils.clip_grad_norm_(module.parameters(), self.config.train.grad_clip)
+        if norm is None or not self._all_finite(norm):
+            optimizer.zero_grad(set_to_none=True)
+            scaler.update()
+            return None
+        scaler.step(optimizer)
+        scaler.update()
+        return norm
+
     def _skip_step(self, terms: dict[str, torch.Tensor]) -> None:
         """Count a step skipped as non-finite and warn; too many in a row end the run."""
         self.state.nan_streak += 1

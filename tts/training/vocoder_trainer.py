@@ -185,24 +185,6 @@ class VocoderTrainer(TrainingRun):
                 self.state.batch_in_epoch = 0
         bar.close()
 
-    def _update(self, loss: torch.Tensor, module: nn.Module, scaler: torch.amp.GradScaler,
-                optimizer: torch.optim.Optimizer) -> torch.Tensor | None:
-        """Backward, clip and step ``module`` on ``loss``; returns the gradient norm, or None (and
-        no change to the weights) when the loss or the gradient is not finite."""
-        optimizer.zero_grad(set_to_none=True)
-        norm = None
-        if self._all_finite(loss):
-            scaler.scale(loss).backward()
-            scaler.unscale_(optimizer)
-            norm = torch.nn.utils.clip_grad_norm_(module.parameters(), self.config.train.grad_clip)
-        if norm is None or not self._all_finite(norm):
-            optimizer.zero_grad(set_to_none=True)
-            scaler.update()
-            return None
-        scaler.step(optimizer)
-        scaler.update()
-        return norm
-
     def _step(self, mels: torch.Tensor, wavs: torch.Tensor) -> dict[str, torch.Tensor] | None:
         """One GAN step on mels ``(B, n_mels, F)`` and audio ``(B, 1, F · hop)``; returns the loss
         terms, or None when the step was skipped as non-finite."""
@@ -210,7 +192,7 @@ class VocoderTrainer(TrainingRun):
         with self._autocast():
             fake = self.g_ddp(mels)
             d_loss = discriminator_loss(self.d_ddp(wavs), self.d_ddp(fake.detach()))
-        d_norm = self._update(d_loss, self.discriminators, self.scaler_d, self.optimizer_d)
+        d_norm = self._update_module(d_loss, self.discriminators, self.scaler_d, self.optimizer_d)
         if d_norm is None:
             self._skip_step({"discriminator": d_loss.detach()})
             return None
@@ -229,7 +211,7 @@ class VocoderTrainer(TrainingRun):
         g_loss = adversarial.float() + v.feature_weight * features.float() + v.mel_weight * mel_l1
         terms = {"discriminator": d_loss.detach().float(), "adversarial": adversarial.detach().float(),
                  "feature_matching": features.detach().float(), "mel_l1": mel_l1.detach(), "generator": g_loss.detach()}
-        g_norm = self._update(g_loss, self.generator, self.scaler_g, self.optimizer_g)
+        g_norm = self._update_module(g_loss, self.generator, self.scaler_g, self.optimizer_g)
         if g_norm is None:
             self._skip_step(terms)
             return None

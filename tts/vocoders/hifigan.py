@@ -116,7 +116,8 @@ def _scaled(channels: int, widest: int) -> int:
     return max(1, channels * widest // 1024)
 
 
-def _stack(convs: nn.ModuleList, post: nn.Module, x: torch.Tensor) -> tuple[torch.Tensor, list[torch.Tensor]]:
+def discriminator_stack(convs: nn.ModuleList, post: nn.Module,
+                        x: torch.Tensor) -> tuple[torch.Tensor, list[torch.Tensor]]:
     """A discriminator's layers: each convolution then a leaky ReLU, the last convolution bare;
     returns the flattened logits and every layer's output (for feature matching)."""
     features = []
@@ -145,7 +146,7 @@ class PeriodDiscriminator(nn.Module):
         batch, channels, length = wav.shape
         if length % self.period:
             wav = F.pad(wav, (0, self.period - length % self.period), "reflect")
-        return _stack(self.convs, self.post, wav.view(batch, channels, -1, self.period))
+        return discriminator_stack(self.convs, self.post, wav.view(batch, channels, -1, self.period))
 
 
 class ScaleDiscriminator(nn.Module):
@@ -165,7 +166,7 @@ class ScaleDiscriminator(nn.Module):
 
     def forward(self, wav: torch.Tensor) -> tuple[torch.Tensor, list[torch.Tensor]]:
         """wav ``(B, 1, T)`` → logits ``(B, N)`` and feature maps."""
-        return _stack(self.convs, self.post, wav)
+        return discriminator_stack(self.convs, self.post, wav)
 
 
 class Discriminators(nn.Module):
