@@ -18,6 +18,7 @@ from tts import checkpoint
 from tts.models import build_model
 from tts.synthesis import Synthesizer
 from tts.text import SymbolInventory
+from tts.training.adversarial import matching_segments
 from tts.training.optim import lr_multiplier
 from tts.training.trainer import Trainer
 
@@ -211,6 +212,48 @@ def test_freezing_the_encoder_and_decoder_trains_only_the_postnet(tiny_corpus, t
     with pytest.raises(TTSError, match="freezes every parameter"):
         Trainer(make_config(max_steps=1, freeze=["encoder", "decoder", "postnet"]), tiny_corpus, tmp_path / "d",
                 progress=False)
+
+
+def adversarial_config(**train):
+    d = tiny_config_dict()
+    d["train"].update(train)
+    d["loss"] = {"adversarial": {"weight": 1.0, "feature_matching_weight": 2.0, "start_step": 2,
+                                 "segment_frames": 16, "channels": 4}}
+    return config_from_dict(d)
+
+
+def test_matching_segments_cut_the_same_frames_inside_each_length():
+    frames = torch.arange(30.0).expand(2, 3, 30)  # each value is its frame's index
+    real, fake = matching_segments(frames, frames + 1000, torch.tensor([7, 30]), frames=16)
+    assert real.shape == fake.shape == (2, 1, 3, 7)  # the shortest item bounds the segment
+    assert torch.equal(fake - real, torch.full_like(real, 1000.0))
+    starts = real[:, 0, 0, 0]
+    assert torch.equal(real[:, 0, 0], starts[:, None] + torch.arange(7.0)) and starts[0] == 0
+
+
+def test_the_adversarial_term_trains_a_discriminator_and_resumes_exactly(tiny_corpus, tmp_path):
+    """The discriminator learns from step 1, the model's loss gains 1 · adversarial + 2 · feature
+    matching from step 2 (0-based) on; the discriminator's state resumes with the run."""
+    Trainer(adversarial_config(max_steps=4, checkpoint_every=2), tiny_corpus, tmp_path / "a", progress=False).fit()
+    Trainer(adversarial_config(max_steps=2, checkpoint_every=2), tiny_corpus, tmp_path / "b", progress=False).fit()
+    Trainer(adversarial_config(max_steps=4, checkpoint_every=2), tiny_corpus, tmp_path / "b", resume=True,
+            progress=False).fit()
+    records = {r["step"]: r for r in map(json.loads, (tmp_path / "a" / "metrics.jsonl").read_text().splitlines())
+               if "split" not in r}
+    for step, record in records.items():
+        assert record["discriminator"] > 0 and record["adversarial"] > 0 and record["feature_matching"] > 0
+        base = record["mel"] + record["mel_postnet"] + record["stop"] + record["guided_attention"]
+        added = record["adversarial"] + 2 * record["feature_matching"] if step > 2 else 0.0
+        assert record["loss"] == pytest.approx(base + added, rel=1e-4), step
+    a, b = losses(tmp_path / "a"), losses(tmp_path / "b")
+    assert sorted(b) == [1, 2, 3, 4] and all(a[s] == pytest.approx(b[s], rel=1e-6, abs=1e-7) for s in a)
+    saved = checkpoint.read(tmp_path / "a" / "checkpoint_00000004.pt")
+    assert {"discriminator", "optimizer_d", "scaler_d"} <= set(saved.training)
+    assert not any("discriminator" in name for name in saved.weights)  # the release weights are the model's alone
+
+    Trainer(make_config(max_steps=2, checkpoint_every=2), tiny_corpus, tmp_path / "c", progress=False).fit()
+    with pytest.raises(TTSError, match="trained without loss.adversarial; start a new run from it with train.warm_start"):
+        Trainer(adversarial_config(max_steps=4), tiny_corpus, tmp_path / "c", resume=True, progress=False).fit()
 
 
 def test_gradual_reduction_schedule(tiny_corpus, tmp_path):

@@ -278,16 +278,39 @@ class GuidedAttentionConfig:
 
 
 @dataclass
+class AdversarialConfig:
+    """A least-squares GAN term on the postnet's mels (a GAN postfilter, after Kaneko et al. 2017,
+    "Generative adversarial network-based postfilter for statistical parametric speech
+    synthesis"): a convolutional discriminator tells ``segment_frames``-long segments of the
+    recordings' log-mels from the same segments of the model's, and the model's loss gains
+    ``weight`` · adversarial + ``feature_matching_weight`` · feature matching from ``start_step``
+    on (before it only the discriminator learns). Off while both weights are 0."""
+
+    weight: float = bounded(0.0, 0.0)
+    feature_matching_weight: float = bounded(0.0, 0.0)
+    start_step: int = bounded(0, 0)
+    segment_frames: int = bounded(64, 8)
+    channels: int = bounded(64, 1)
+    lr: float = bounded(1e-4, 0.0, low_open=True)
+
+    @property
+    def enabled(self) -> bool:
+        return self.weight > 0 or self.feature_matching_weight > 0
+
+
+@dataclass
 class LossConfig:
-    """Mel reconstruction, stop token and guided attention terms. ``reduction``: means over each
-    item's real frames and steps, or (``padded``, NVIDIA/tacotron2's) over the whole padded batch
-    with predictions past each length set to 0 (mels) and 1000 (stop logits)."""
+    """Mel reconstruction, stop token and guided attention terms, and the optional adversarial
+    term. ``reduction``: means over each item's real frames and steps, or (``padded``,
+    NVIDIA/tacotron2's) over the whole padded batch with predictions past each length set to 0
+    (mels) and 1000 (stop logits)."""
 
     mel_loss: Literal["mse", "l1"] = "mse"
     reduction: Literal["real_frames", "padded"] = "real_frames"
     stop_pos_weight: float = bounded(5.0, 0.0, low_open=True)
     stop_weight: float = bounded(1.0, 0.0)
     guided_attention: GuidedAttentionConfig = field(default_factory=GuidedAttentionConfig)
+    adversarial: AdversarialConfig = field(default_factory=AdversarialConfig)
 
 
 @dataclass

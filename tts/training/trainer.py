@@ -1,5 +1,6 @@
 """Training an acoustic model: gradient clipping and accumulation, gradual r, scheduled
-sampling, teacher-forced validation with alignment plots and audio, on the shared machinery of
+sampling, an optional adversarial term on the postnet's mels (:mod:`tts.training.adversarial`),
+teacher-forced validation with alignment plots and audio, on the shared machinery of
 :class:`~tts.training.run.TrainingRun` (AMP, DDP, atomic checkpoints, exact resume, signals).
 
 The data loader draws from its own generator and the batch sampler is a pure function of
@@ -23,6 +24,7 @@ from tts.data import FeatureDataset, batch_loader, feature_dir, read_manifest, r
 from tts.errors import TTSError
 from tts.models import build_model
 from tts.text import SymbolInventory, Tokenizer
+from tts.training.adversarial import MelAdversary, matching_segments
 from tts.training.losses import TTSLoss
 from tts.training.optim import build_optimizer, build_scheduler
 from tts.training.run import TrainingRun, TrainState, log
@@ -55,6 +57,8 @@ class Trainer(TrainingRun):
         self.optimizer = build_optimizer(self._trainable_parameters(), config.optim)
         self.scheduler = build_scheduler(self.optimizer, config.optim)
         self.scaler = torch.amp.GradScaler("cuda", enabled=self.amp_dtype == torch.float16)
+        self.adversary = (MelAdversary(config.loss.adversarial, self.device, self.amp_dtype == torch.float16)
+                          if config.loss.adversarial.enabled else None)
         self.renderer: ValidationRenderer | None = None
         self.open(resume)
 
@@ -105,17 +109,21 @@ class Trainer(TrainingRun):
 
     def _wrap_distributed(self) -> None:
         if self.world_size > 1:
-            self.ddp_model = DistributedDataParallel(
-                self.model, device_ids=[self.device.index] if self.device.type == "cuda" else None)
+            ids = [self.device.index] if self.device.type == "cuda" else None
+            self.ddp_model = DistributedDataParallel(self.model, device_ids=ids)
+            if self.adversary is not None:
+                self.adversary.ddp = DistributedDataParallel(self.adversary.discriminator, device_ids=ids)
 
     def _describe(self) -> None:
         self.renderer = ValidationRenderer(self.exp_dir, self.tokenizer, GriffinLim(self.config.audio).to(self.device),
                                            self.writer)
         n_params = sum(p.numel() for p in self.model.parameters())
         n_trainable = sum(p.numel() for p in self.model.parameters() if p.requires_grad)
-        frozen = f", {n_trainable / 1e6:.2f}M trained" if n_trainable < n_params else ""
+        extra = f", {n_trainable / 1e6:.2f}M trained" if n_trainable < n_params else ""
+        if self.adversary is not None:
+            extra += f", discriminator {sum(p.numel() for p in self.adversary.discriminator.parameters()) / 1e6:.2f}M"
         log.info("model %s (%.2fM parameters%s, attention %s) on %s, world size %d; %d train / %d val utterances",
-                 self.config.model.name, n_params / 1e6, frozen, self.model.attention_name, self.device,
+                 self.config.model.name, n_params / 1e6, extra, self.model.attention_name, self.device,
                  self.world_size, len(self.train_set), len(self.val_set))
 
     # ------------------------------------------------------------------ checkpoints
@@ -123,8 +131,9 @@ class Trainer(TrainingRun):
         return checkpoint.save(path, self.model, self.config, self.inventory, self.state.step, training)
 
     def _optimizer_states(self) -> dict[str, Any]:
+        adversary = self.adversary.state_dict() if self.adversary is not None else {}
         return {"optimizer": self.optimizer.state_dict(), "scheduler": self.scheduler.state_dict(),
-                "scaler": self.scaler.state_dict()}
+                "scaler": self.scaler.state_dict(), **adversary}
 
     def _load_training(self, contents: checkpoint.CheckpointContents) -> None:
         self.model.load_state_dict(contents.weights)
@@ -132,6 +141,11 @@ class Trainer(TrainingRun):
         self.optimizer.load_state_dict(training["optimizer"])
         self.scheduler.load_state_dict(training["scheduler"])
         self.scaler.load_state_dict(training["scaler"])
+        if self.adversary is not None:
+            if "discriminator" not in training:
+                raise TTSError(f"{contents.path} was trained without loss.adversarial; start a new run from it "
+                               f"with train.warm_start instead of resuming")
+            self.adversary.load_state_dict(training)
 
     def _check_compatible(self, contents: checkpoint.CheckpointContents) -> None:
         if contents.kind != "acoustic":
@@ -255,11 +269,32 @@ class Trainer(TrainingRun):
             inputs = mix_in_predictions(self.model, batch, probability) if probability > 0 else batch
             output = self.ddp_model(inputs)
             terms = self.criterion(output, batch, self.state.step)
+        if self.adversary is not None:
+            terms |= self._adversarial_terms(output.mel_after, batch, terms["loss"])
         if not self._all_finite(terms["loss"]):
             terms["loss"] = terms["loss"].detach() * float("nan")
             return {k: v.detach() for k, v in terms.items()}
         self.scaler.scale(terms["loss"] / self.config.train.grad_accum).backward()
         return {k: v.detach() for k, v in terms.items()}
+
+    def _adversarial_terms(self, mel_after: torch.Tensor, batch, loss: torch.Tensor) -> dict[str, torch.Tensor]:
+        """One discriminator update on matching segments of the recordings' and the postnet's mels
+        ``(B, n_mels, T_mel)``, then the model's ``adversarial`` and ``feature_matching`` terms against
+        the updated discriminator, added to ``loss`` from ``loss.adversarial.start_step`` on. A
+        non-finite discriminator loss or gradient leaves the discriminator as it was and makes
+        ``loss`` NaN, so the whole step is skipped."""
+        c = self.config.loss.adversarial
+        real, fake = matching_segments(batch.mels, mel_after, batch.mel_lengths, c.segment_frames)
+        with self._autocast():
+            d_loss = self.adversary.discriminator_loss(real, fake).float()
+        if self._update_module(d_loss, self.adversary.discriminator, self.adversary.scaler,
+                               self.adversary.optimizer) is None:
+            return {"discriminator": d_loss.detach(), "loss": loss * float("nan")}
+        with self._autocast():
+            terms = {k: v.float() for k, v in self.adversary.generator_terms(real, fake).items()}
+        if self.state.step >= c.start_step:
+            loss = loss + c.weight * terms["adversarial"] + c.feature_matching_weight * terms["feature_matching"]
+        return terms | {"discriminator": d_loss.detach(), "loss": loss}
 
     def _optimizer_step(self, terms: dict[str, torch.Tensor]) -> float | None:
         """Clip and step; returns the grad norm, or None when the step was skipped as non-finite."""
