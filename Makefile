@@ -1,6 +1,6 @@
 # Two entry points do all set-up on a fresh machine:
 #   make demo   — install everything, then run the demo (outputs in out/demo/)
-#   make test   — install everything, then run the test suite
+#   make test   — install everything, then lint, type-check and run the test suite
 VENV ?= .venv
 PY := $(VENV)/bin/python
 TTS := $(VENV)/bin/tts
@@ -30,6 +30,8 @@ demo: setup
 	bash egs/demo.sh
 
 test: setup
+	$(VENV)/bin/ruff check tts
+	$(VENV)/bin/mypy
 	$(PY) -m pytest -q tests
 
 bench: setup

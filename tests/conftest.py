@@ -51,7 +51,7 @@ def tiny_config_dict() -> dict:
         "model": {"tacotron2": {
             "embedding_dim": 64, "encoder_conv_layers": 2, "encoder_conv_channels": 64, "encoder_lstm_dim": 64,
             "prenet_dims": [64, 64], "attention_rnn_dim": 128, "decoder_rnn_dim": 128, "reduction_factor": 2,
-            "postnet_layers": 3, "postnet_channels": 64, "attention": {"attention_dim": 64}}},
+            "postnet": {"layers": 3, "channels": 64}, "attention": {"attention_dim": 64}}},
         "optim": {"lr": 2e-3},
         "train": {"max_steps": 4, "log_every": 1, "validate_every": 1000, "checkpoint_every": 2,
                   "keep_last": 2, "n_val_audio": 1},

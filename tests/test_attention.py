@@ -1,8 +1,8 @@
 import pytest
 import torch
 
-from tts.config import AttentionConfig
-from tts.errors import TTSError
+from tts.config import AttentionConfig, attention_config
+from tts.errors import ConfigError, TTSError
 from tts.models.attention import available, build_attention
 
 KINDS = ["content", "dynamic_convolution", "forward", "gmm", "hard", "hybrid", "location", "location_sensitive",
@@ -14,6 +14,12 @@ def test_registry_has_every_mechanism():
     assert available() == sorted(KINDS)
     with pytest.raises(TTSError, match="unknown attention"):
         build_attention(AttentionConfig(kind="nope"), DQ, DM)
+    with pytest.raises(ConfigError, match="'attention.kind' must be one of content, dynamic_convolution"):
+        attention_config("nope")
+    with pytest.raises(ConfigError, match="unknown config key 'attention.mixtures'"):  # a GMM setting, not DCA's
+        attention_config("dynamic_convolution", mixtures=3)
+    with pytest.raises(TTSError, match="attention 'gmm' takes GMMAttentionConfig, got AttentionConfig"):
+        build_attention(AttentionConfig(kind="gmm"), DQ, DM)
 
 
 @pytest.fixture
@@ -29,7 +35,7 @@ def toy():
 @pytest.mark.parametrize("training", [True, False])
 def test_mechanism_contract(kind, training, toy):
     memory, mask, lengths = toy
-    attn = build_attention(AttentionConfig(kind=kind, attention_dim=16, transition_agent=True), DQ, DM)
+    attn = build_attention(attention_config(kind, attention_dim=16, **({"transition_agent": True} if kind == "forward" else {})), DQ, DM)
     attn.train(training)
     state = attn.init_state(memory, mask)
     contexts, all_weights = [], []
@@ -43,7 +49,7 @@ def test_mechanism_contract(kind, training, toy):
         contexts.append(context)
         all_weights.append(weights)
     # state is carried: cumulative weights are the sum of every step's weights
-    torch.testing.assert_close(state["cumulative"] - (attn.init_state(memory, mask)["cumulative"]),
+    torch.testing.assert_close(state.cumulative - (attn.init_state(memory, mask).cumulative),
                                torch.stack(all_weights).sum(0), atol=1e-5, rtol=0)
     torch.stack(contexts).sum().backward()
     grads = [p.grad for p in attn.parameters() if p.requires_grad]
@@ -57,7 +63,7 @@ def test_mechanism_contract(kind, training, toy):
 def test_memory_projection_computed_once(kind, toy):
     """Memory-only projections happen in init_state, never per step."""
     memory, mask, _ = toy
-    attn = build_attention(AttentionConfig(kind=kind, attention_dim=16), DQ, DM)
+    attn = build_attention(attention_config(kind, attention_dim=16), DQ, DM)
     calls = []
     layer = attn.memory_layer
     layer.register_forward_hook(lambda *a: calls.append(1))
@@ -70,9 +76,9 @@ def test_memory_projection_computed_once(kind, toy):
 @pytest.mark.parametrize("kind", ["forward", "stepwise_monotonic", "gmm", "dynamic_convolution"])
 def test_monotonic_mechanisms_start_on_the_first_token(kind, toy):
     memory, mask, _ = toy
-    attn = build_attention(AttentionConfig(kind=kind, attention_dim=16), DQ, DM).eval()
+    attn = build_attention(attention_config(kind, attention_dim=16), DQ, DM).eval()
     state = attn.init_state(memory, mask)
-    assert bool((state["weights"][:, 0] == 1).all())
+    assert bool((state.weights[:, 0] == 1).all())
     peaks = []
     for _ in range(8):
         _, weights, state = attn(torch.randn(B, DQ), state)
@@ -86,7 +92,7 @@ def test_mask_hiding_everything_is_an_error(toy):
     memory, mask, _ = toy
     mask = mask.clone()
     mask[1] = False
-    attn = build_attention(AttentionConfig(), DQ, DM)
+    attn = build_attention(attention_config("location_sensitive"), DQ, DM)
     with pytest.raises(TTSError, match="hides every encoder step"):
         attn.init_state(memory, mask)
 
@@ -94,20 +100,20 @@ def test_mask_hiding_everything_is_an_error(toy):
 @pytest.mark.parametrize("start", [False, True])
 def test_start_on_first_token_sets_the_initial_alignment(start, toy):
     memory, mask, _ = toy
-    attn = build_attention(AttentionConfig(kind="location_sensitive", start_on_first_token=start), DQ, DM)
+    attn = build_attention(attention_config("location_sensitive", start_on_first_token=start), DQ, DM)
     state = attn.init_state(memory, mask)
     expected = torch.zeros(B, T)
     if start:
         expected[:, 0] = 1.0
-    assert torch.equal(state["weights"], expected) and torch.equal(state["cumulative"], expected)
+    assert torch.equal(state.weights, expected) and torch.equal(state.cumulative, expected)
 
 
 def test_local_attention_stays_in_its_window(toy):
     memory, mask, _ = toy
     for kind in ("luong_local_p", "luong_local_m"):
-        attn = build_attention(AttentionConfig(kind=kind, attention_dim=16, local_window=2), DQ, DM).eval()
+        attn = build_attention(attention_config(kind, attention_dim=16, window=2), DQ, DM).eval()
         state = attn.init_state(memory, mask)
-        previous = state["weights"].argmax(dim=1)
+        previous = state.weights.argmax(dim=1)
         for _ in range(5):
             _, weights, state = attn(torch.randn(B, DQ), state)
             support = [torch.nonzero(w).flatten() for w in weights]
@@ -119,7 +125,7 @@ def test_local_attention_stays_in_its_window(toy):
 
 def test_local_p_predicts_its_centre_from_the_query(toy):
     memory, mask, lengths = toy
-    attn = build_attention(AttentionConfig(kind="luong_local_p", attention_dim=16, local_window=1), DQ, DM).eval()
+    attn = build_attention(attention_config("luong_local_p", attention_dim=16, window=1), DQ, DM).eval()
     state = attn.init_state(memory, mask)
     with torch.no_grad():
         attn.position[2].weight.fill_(0.0)  # sigmoid(0) = ½: the centre is the middle of each text
@@ -131,8 +137,8 @@ def test_local_p_predicts_its_centre_from_the_query(toy):
 
 def test_hard_attention_is_one_hot_with_a_straight_through_gradient(toy):
     memory, mask, _ = toy
-    attn = build_attention(AttentionConfig(kind="hard", attention_dim=16, gumbel_temperature=[2.0, 0.5],
-                                           gumbel_anneal_steps=100), DQ, DM)
+    attn = build_attention(attention_config("hard", attention_dim=16, temperature=[2.0, 0.5],
+                                           anneal_steps=100), DQ, DM)
     state = attn.init_state(memory, mask)
     query = torch.randn(B, DQ, requires_grad=True)
     _, weights, _ = attn(query, state)

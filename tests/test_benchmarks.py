@@ -15,7 +15,11 @@ def test_attention_benchmark_reports_each_mechanism(capsys):
     assert sorted(result["results"]) == ["forward", "location_sensitive"]
     for row in result["results"].values():
         assert row["steps_to_alignment"] is None  # two steps never align
-        assert 0.0 <= row["final_focus_rate"] <= 1.0
+    cli.main(["bench", "attention", "--kinds", "forward", "--max-steps", "2", "--threads", "1", "--no-guided"])
+    again = json.loads(capsys.readouterr().out)["results"]["forward"]
+    first = result["results"]["forward"]
+    assert (again["final_focus_rate"], again["final_diagonal_correlation"]) == (
+        first["final_focus_rate"], first["final_diagonal_correlation"])  # the same seed, the same measures
 
 
 def test_griffin_lim_benchmark_finds_the_iterations_that_match_librosa(capsys):
@@ -34,10 +38,10 @@ def test_model_benchmark_times_any_configured_model(capsys, tmp_path):
     config = tmp_path / "tiny.yaml"
     config.write_text("model:\n  name: transformer_tts\n  transformer_tts: {embedding_dim: 32, d_model: 32, heads: 2, "
                       "encoder_layers: 1, decoder_layers: 1, ffn_dim: 64, decoder_prenet_dims: [32, 32], "
-                      "postnet_layers: 2, postnet_channels: 32, reduction_factor: 2}\n")
-    reference = tmp_path / "nvidia.json"  # the harness's format (../shared/bench/nvidia_baseline.py)
+                      "postnet: {layers: 2, channels: 32}, reduction_factor: 2}\n")
+    reference = tmp_path / "nvidia.json"  # a timing harness's JSON line (tts.commands.bench.model.run_reference)
     reference.write_text(json.dumps({"impl": "NVIDIA/tacotron2", "cpu": "test", "threads": 1, "contended": False,
-                                     "train": {"mel_frames_per_second": 1.0},
+                                     "train": {"mel_frames_per_second": 1e9},  # out of reach: target missed
                                      "inference": {"ms_per_decoder_step_incl_encoder_postnet": 1e6}}))
     cli.main(["bench", "model", "--config", str(config), "--threads", "1", "--train-steps", "1",
               "--inference-steps", "12", "--reference-json", str(reference), "--precisions", "int8", "fp32", "bf16",
@@ -49,7 +53,7 @@ def test_model_benchmark_times_any_configured_model(capsys, tmp_path):
     for train in result["train"].values():
         assert train["frames"] == 4000  # the harness's batch: 8 utterances evenly spaced from 400 to 600 frames
         assert train["mel_frames_per_second"] == pytest.approx(4000 / train["seconds_per_step"], rel=0.01)
-        assert train["peak_memory_mib"] > 0
+        assert 100 < train["peak_memory_mib"] < 24 * 1024  # MiB of a process that holds torch
     steps = result["inference_ms_per_decoder_step"]
     assert list(steps) == ["fp32_batch1", "fp32_batch2", "bf16_batch1", "bf16_batch2", "int8_batch1", "int8_batch2"]
     hop_ms = 1000 * 256 / 22050
@@ -67,14 +71,14 @@ def test_model_benchmark_times_any_configured_model(capsys, tmp_path):
     assert sorted(result["inference_peak_memory_mib"]) == ["bf16", "fp32", "int8"]
     speedup = result["speedup_over_reference"]
     fastest = max(t["mel_frames_per_second"] for t in result["train"].values())
-    assert speedup["train_mel_frames_per_second"] == pytest.approx(fastest, rel=0.01)
+    assert speedup["train_mel_frames_per_second"] == pytest.approx(fastest / 1e9, abs=1e-2)
     assert speedup["inference_int8_batch1"] == pytest.approx(1e6 / steps["int8_batch1"], rel=0.01)
-    assert result["targets_met"] == {"train_mel_frames_per_second": True, "inference_fp32_batch1": True,
+    assert result["targets_met"] == {"train_mel_frames_per_second": False, "inference_fp32_batch1": True,
                                      "inference_int8_batch1": True}
 
 
 def test_model_benchmark_refuses_int8_off_the_cpu():
-    from tts.commands.bench import check_precisions
+    from tts.commands.bench.model import check_precisions
     from tts.errors import TTSError
 
     assert check_precisions(["bf16", "fp32"], "cuda") == ["fp32", "bf16"]

@@ -5,7 +5,7 @@ import torch
 
 from conftest import tiny_config_dict
 from tts import checkpoint
-from tts.config import config_from_dict, config_to_dict
+from tts.config import config_from_dict, to_dict
 from tts.errors import TTSError
 from tts.models import build_model
 from tts.text import SymbolInventory
@@ -53,17 +53,59 @@ def test_the_writer_records_the_reduction_factor_in_force(saved, tmp_path):
     assert checkpoint.load(path).model.reduction_factor == 1
 
 
+def version_2_config(config) -> dict:
+    """``config`` as format 2 wrote it: one flat attention section with every mechanism's settings,
+    ``postnet_*`` fields, Griffin-Lim's settings under ``audio`` and ``inference.griffin_lim_iters``."""
+    old = to_dict(config)
+    section = old["model"]["tacotron2"]
+    section.update({f"postnet_{k}": v for k, v in section.pop("postnet").items()})
+    attention = section["attention"]
+    attention.update({"location_filters": attention.pop("filters"), "location_kernel": attention.pop("kernel"),
+                      "transition_agent": False, "gmm_mixtures": 5, "dca_prior_length": 11, "local_window": 4,
+                      "gumbel_temperature": [1.0, 0.3], "sigmoid_noise": 2.0})
+    old["model"]["transformer_tts"].update(
+        {f"postnet_{k}": v for k, v in old["model"]["transformer_tts"].pop("postnet").items()})
+    griffin_lim = old["inference"].pop("griffin_lim")
+    old["inference"]["griffin_lim_iters"] = griffin_lim.pop("iterations")
+    old["audio"].update({f"griffin_lim_{k}": v for k, v in griffin_lim.items()})
+    return old
+
+
+def test_version_2_files_are_upgraded(saved, tmp_path):
+    path, model, config = saved
+    old = version_2_config(config)
+    old["audio"]["griffin_lim_momentum"] = 0.5
+    torch.save({"format": "tts-checkpoint", "version": 2, "kind": "acoustic", "model": model.state_dict(),
+                "config": old, "symbols": SymbolInventory().to_dict(), "step": 3}, tmp_path / "v2.pt")
+    contents = checkpoint.read(tmp_path / "v2.pt")
+    assert contents.config.inference.griffin_lim.momentum == 0.5
+    assert contents.config.model.tacotron2.postnet == config.model.tacotron2.postnet
+    assert contents.config.model.tacotron2.attention == config.model.tacotron2.attention  # others' settings dropped
+    assert checkpoint.load(tmp_path / "v2.pt").model.state_dict().keys() == model.state_dict().keys()
+
+
+def test_the_bundled_model_reads_through_the_upgrade():
+    from tts.checkpoint import PRETRAINED
+
+    assert torch.load(PRETRAINED, weights_only=True)["version"] == 2  # written before the config's split
+    contents = checkpoint.read_bundled()
+    attention = contents.config.model.tacotron2.attention
+    assert (attention.kind, attention.prior_length, attention.dynamic_kernel) == ("dynamic_convolution", 11, 21)
+    assert contents.config.inference.attention_window == [1, 2]
+    assert contents.config.inference.griffin_lim.iterations == 64
+
+
 def test_version_1_files_are_upgraded(saved, tmp_path):
     path, model, config = saved
-    old = config_to_dict(config)
-    old["audio"]["griffin_lim_iters"] = 17
+    old = version_2_config(config)
+    old["audio"]["griffin_lim_iters"] = old["inference"]["griffin_lim_iters"] + 1
     del old["inference"]
     torch.save({"format": "tts-checkpoint", "version": 1, "model": model.state_dict(), "config": old,
                 "symbols": SymbolInventory().to_dict(), "model_name": "tacotron2", "step": 3,
                 "optimizer": {"o": 1}, "scheduler": {}, "scaler": {}, "train_state": {"step": 3}, "rng": {}},
                tmp_path / "v1.pt")
     contents = checkpoint.read(tmp_path / "v1.pt")
-    assert contents.config.inference.griffin_lim_iters == 17 and contents.step == 3
+    assert contents.config.inference.griffin_lim.iterations == 65 and contents.step == 3
     assert contents.training == {"optimizer": {"o": 1}, "scheduler": {}, "scaler": {}, "state": {"step": 3}, "rng": {}}
 
 

@@ -2,7 +2,7 @@
 
 import pytest
 
-from tts.config import AttentionKind, InferenceConfig, choices, load_config, with_overrides
+from tts.config import ATTENTION_KINDS, InferenceConfig, load_config, resolve_inference
 from tts.errors import ConfigError
 from tts.models.attention import available
 
@@ -12,8 +12,8 @@ from tts.models.attention import available
     ("audio.hop_length=0", "'audio.hop_length' must be >= 1, got 0"),
     ("audio.sample_rate=-22050", "'audio.sample_rate' must be >= 1000"),
     ("audio.n_mels=0", "'audio.n_mels' must be >= 1"),
-    ("audio.win_length=2048", "'audio.win_length' (2048) must not exceed audio.n_fft (1024)"),
-    ("audio.fmax=20000", "'audio.fmax' (20000) must lie above audio.fmin"),
+    ("audio.win_length=2048", "'audio.win_length' (2048) must not exceed n_fft (1024)"),
+    ("audio.fmax=20000", "'audio.fmax' (20000) must lie above fmin"),
     ("train.checkpoint_every=0", "'train.checkpoint_every' must be >= 1"),
     ("model.name=wavenet", "'model.name' must be one of tacotron2, transformer_tts, got 'wavenet'"),
     ("model.tacotron2.attention.kind=nope", "'model.tacotron2.attention.kind' must be one of content,"),
@@ -23,7 +23,10 @@ from tts.models.attention import available
     ("optim.schedule.kind=noam", "'optim.schedule.warmup_steps' must be > 0 for the noam schedule"),
     ("inference.attention_window=[-3,-3]", "'inference.attention_window' must be >= 0"),
     ("inference.attention_window=[1]", "'inference.attention_window' must be [back, ahead]"),
-    ("inference.griffin_lim_iters=-3", "'inference.griffin_lim_iters' must be >= 1"),
+    ("inference.griffin_lim.iterations=-3", "'inference.griffin_lim.iterations' must be >= 1"),
+    ("inference.stop_threshold=2", "'inference.stop_threshold' must be >= 0 and <= 1, got 2"),
+    ("train.max_steps=1e30", "'train.max_steps' must be int, got '1e30'"),
+    ("model.tacotron2.postnet.layers=0", "'model.tacotron2.postnet.layers' must be >= 1"),
     ("model.tacotron2.prenet_dropout=1.0", "'model.tacotron2.prenet_dropout' must be >= 0 and < 1"),
     ("optim.betas=[0.9,1.5]", "'optim.betas' must be >= 0 and < 1"),
     ("audio.log_floor=.nan", "'audio.log_floor' must be > 0 and < 1"),
@@ -34,23 +37,36 @@ def test_bad_values_name_the_key(override, message):
 
 
 def test_attention_names_are_the_registry():
-    assert sorted(choices(AttentionKind)) == available()
+    assert sorted(ATTENTION_KINDS) == available()
 
 
-def test_overrides_are_checked_like_a_file():
-    settings = with_overrides(InferenceConfig(), "inference", max_decoder_steps=5, attention_window=(1, 2))
-    assert settings.max_decoder_steps == 5 and settings.attention_window == [1, 2]
-    with pytest.raises(ConfigError, match="'inference.max_decoder_steps' must be >= 1, got 0"):
-        with_overrides(settings, "inference", max_decoder_steps=0)
+def test_each_mechanism_reads_only_its_own_settings():
+    with pytest.raises(ConfigError, match=r"unknown config key 'model.tacotron2.attention.mixtures' \(valid keys "
+                                          r"here: attention_dim, filters, kernel, kind, start_on_first_token\)"):
+        load_config(None, ["model.tacotron2.attention.mixtures=3"])  # a GMM setting; the default is location-sensitive
+    config = load_config(None, ["model.tacotron2.attention.kind=gmm", "model.tacotron2.attention.mixtures=3"])
+    assert config.model.tacotron2.attention.mixtures == 3
+    assert not hasattr(config.model.tacotron2.attention, "filters")
+
+
+def test_overrides_are_resolved_once_and_checked_like_a_file():
+    stored = InferenceConfig(stop_threshold=0.3)
+    settings = resolve_inference(stored, {"max_decoder_steps": 5, "attention_window": (1, 2),
+                                          "griffin_lim.iterations": 7, "batch_size": None})
+    assert (settings.max_decoder_steps, settings.attention_window, settings.griffin_lim.iterations) == (5, [1, 2], 7)
+    assert settings.stop_threshold == 0.3 and settings.batch_size == stored.batch_size  # None: not given
+    assert resolve_inference(stored, {}) is stored
+    with pytest.raises(ConfigError, match="'inference.max_decoder_steps' must be >= 1 and <= 1e\\+07, got 0"):
+        resolve_inference(settings, {"max_decoder_steps": 0})
     with pytest.raises(ConfigError, match="unknown config key 'inference.speed'"):
-        with_overrides(settings, "inference", speed=2)
+        resolve_inference(settings, {"speed": 2})
 
 
 def test_exponent_floats_without_a_dot_are_floats():
     """YAML 1.1 reads 5e-4 as a string; a float key takes it as the number, and only numbers."""
-    config = load_config(None, ["optim.lr=5e-4", "audio.griffin_lim_relaxation=1E0"])
-    assert config.optim.lr == 5e-4 and config.audio.griffin_lim_relaxation == 1.0
+    config = load_config(None, ["optim.lr=5e-4", "inference.griffin_lim.relaxation=1E0"])
+    assert config.optim.lr == 5e-4 and config.inference.griffin_lim.relaxation == 1.0
     with pytest.raises(ConfigError, match="'optim.lr' must be float, got 'fast'"):
         load_config(None, ["optim.lr=fast"])
-    with pytest.raises(ConfigError, match="'audio.griffin_lim_relaxation' must be > 0 and < 1.5, got '2e0'"):
-        load_config(None, ["audio.griffin_lim_relaxation=2e0"])
+    with pytest.raises(ConfigError, match="'inference.griffin_lim.relaxation' must be > 0 and < 1.5, got '2e0'"):
+        load_config(None, ["inference.griffin_lim.relaxation=2e0"])

@@ -6,7 +6,7 @@ import torch
 from torch import nn
 
 from conftest import tiny_config_dict
-from tts.config import AudioConfig, config_from_dict
+from tts.config import AudioConfig, InferenceConfig, config_from_dict
 from tts.models import AutoregressiveTTS, StepAttention, Tacotron2, model_class, register_model, registered_models
 from tts.models.attention import available
 
@@ -76,7 +76,7 @@ def test_a_registered_model_decodes_through_the_shared_driver():
     assert bool((out.mel[1, :, 6:] == AUDIO.silence).all())                      # padding is silence
     assert out.alignments[0].argmax(dim=1).tolist() == [0, 0, 1, 1, 2, 2, 3]
     assert out.stop_probs.shape == (2, 7) and float(out.stop_probs[0, 6]) > 0.99
-    limited = model.inference(ids, torch.tensor([4, 2]), max_decoder_steps=3)
+    limited = model.inference(ids, torch.tensor([4, 2]), settings=InferenceConfig(max_decoder_steps=3))
     assert limited.lengths.tolist() == [6, 6] and limited.hit_limit.tolist() == [True, False]
     with pytest.raises(Exception, match="outside the inventory"):
         model.inference(torch.tensor([[25]]))
@@ -85,11 +85,11 @@ def test_a_registered_model_decodes_through_the_shared_driver():
 def test_the_driver_hands_the_window_around_the_previous_peak_to_the_model():
     model = counting()
     ids = torch.tensor([[3, 4, 5, 6, 7, 1]])
-    out = model.inference(ids, attention_window=(0, 0))  # the peak may never move: stuck on token 0
+    out = model.inference(ids, settings=InferenceConfig(attention_window=[0, 0]))  # the peak may never move: stuck on token 0
     assert model.windows[0] is None and all(w.tolist() == [[True] + [False] * 5] for w in model.windows[1:])
     assert bool(out.hit_limit[0]) and set(out.alignments[0].argmax(dim=1).tolist()) == {0}
     model.windows.clear()
-    model.inference(ids, attention_window=(1, 2))
+    model.inference(ids, settings=InferenceConfig(attention_window=[1, 2]))
     assert model.windows[3].tolist() == [[True, True, True, True, False, False]]  # peak 1 at step 2 → tokens 0..3
 
 
@@ -99,23 +99,22 @@ def test_safety_nets_hold_back_a_stop_token_that_fires_too_early():
     ids, lengths = torch.tensor([[3, 4, 5, 6, 1]]), torch.tensor([5])
     assert model.inference(ids, lengths).lengths.tolist() == [4]  # stops at step 2 with 2 of 5 tokens said
     # not before the peak reached the last (spoken) token: token 4 at step 8, or token 3 when told so
-    assert model.inference(ids, lengths, stop_after_last_token=True).lengths.tolist() == [18]
-    assert model.inference(ids, lengths, last_token=torch.tensor([3]),
-                           stop_after_last_token=True).lengths.tolist() == [14]
+    assert model.inference(ids, lengths, settings=InferenceConfig(stop_after_last_token=True)).lengths.tolist() == [18]
+    assert model.inference(ids, lengths, last_token=torch.tensor([3]), settings=InferenceConfig(stop_after_last_token=True)).lengths.tolist() == [14]
     # not before ceil(5 tokens · 3 frames / r=2) = 8 steps
-    assert model.inference(ids, lengths, min_frames_per_token=3.0).lengths.tolist() == [16]
+    assert model.inference(ids, lengths, settings=InferenceConfig(min_frames_per_token=3.0)).lengths.tolist() == [16]
 
 
 @pytest.mark.parametrize("kind", available())
 def test_attention_window_holds_for_every_mechanism(kind):
     torch.manual_seed(0)
     d = tiny_config_dict()
-    d["model"]["tacotron2"]["attention"] = {"kind": kind, "attention_dim": 16, "transition_agent": True}
+    d["model"]["tacotron2"]["attention"] = {"kind": kind, "attention_dim": 16,
+                                            **({"transition_agent": True} if kind == "forward" else {})}
     model = Tacotron2(config_from_dict(d).model.tacotron2, n_symbols=130).eval()
     ids = torch.randint(3, 100, (2, 24))
     back, ahead = 1, 2
-    out = model.inference(ids, torch.tensor([24, 17]), stop_threshold=2.0, max_decoder_steps=20,
-                          attention_window=(back, ahead))
+    out = model.inference(ids, torch.tensor([24, 17]), settings=InferenceConfig(stop_threshold=1.0, max_decoder_steps=20, attention_window=(back, ahead)))
     for i, n in enumerate((24, 17)):
         weights = out.alignments[i, :, :n]
         torch.testing.assert_close(weights.sum(dim=1), torch.ones(weights.shape[0]), atol=1e-5, rtol=0)

@@ -1,4 +1,4 @@
-"""The package's import graph: every import points down the layers of ../shared/DESIGN.md, the
+"""The package's import graph: every import points down the layers of the README's Layout, the
 leaves (metrics, plots) import nothing above text and audio, and no module imports itself back."""
 
 import ast

@@ -17,7 +17,7 @@ def bundled():
 
 
 def test_bundled_model_speaks_with_a_monotonic_alignment(bundled):
-    result = bundled(["The weather is nice today."], max_frames_per_token=20.0)[0]
+    result = bundled(["The weather is nice today."])[0]
     report = result.segments[0].report
     peaks = result.alignment.argmax(axis=1)
     assert not report.step_limit_hit, "the stop token never fired"

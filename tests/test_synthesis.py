@@ -8,6 +8,7 @@ import soundfile as sf
 from PIL import Image
 
 from tts import checkpoint
+from tts.config import resolve_inference
 from tts.data import feature_dir
 from tts.errors import TTSError
 from tts.metrics import Failure
@@ -18,13 +19,18 @@ def tts_cli(*args):
     return subprocess.run([sys.executable, "-m", "tts.cli", *args], capture_output=True, text=True, timeout=300)
 
 
+#: a barely trained model never stops: short step limits and few Griffin-Lim iterations keep tests quick
+FAST = {"max_frames_per_token": 2, "griffin_lim.iterations": 2}
+
+
 @pytest.fixture(scope="module")
 def synthesizer(tiny_experiment):
-    return Synthesizer.from_checkpoint(tiny_experiment / "checkpoint_00000004.pt")
+    return Synthesizer.from_checkpoint(tiny_experiment / "checkpoint_00000004.pt", changes=FAST)
 
 
 def test_synthesizer_results_are_consistent(synthesizer):
-    results = synthesizer(["A cat sat.", "Dogs run fast. The sun is hot!"], max_frames_per_token=3)
+    results = synthesizer(["A cat sat.", "Dogs run fast. The sun is hot!"],
+                          resolve_inference(synthesizer.settings, {"max_frames_per_token": 3}))
     assert [len(r.segments) for r in results] == [1, 2]
     hop = synthesizer.config.audio.hop_length
     for r in results:
@@ -32,7 +38,9 @@ def test_synthesizer_results_are_consistent(synthesizer):
         assert len(r.waveform) == (r.mel.shape[1] - 1) * hop
         assert r.alignment.shape == (r.mel.shape[1] // 2, len(r.tokens))
         assert r.stop_probs.shape == (r.alignment.shape[0],)
-        assert set(r.timings) == {"frontend", "acoustic", "vocoder", "total"} and r.rtf > 0
+        assert set(r.timings) == {"frontend", "acoustic", "vocoder", "total"}
+        assert r.timings["total"] == pytest.approx(r.timings["frontend"] + r.timings["acoustic"] + r.timings["vocoder"])
+        assert r.rtf == pytest.approx(r.timings["total"] / r.duration)
     # a barely trained model never stops: every sentence is flagged
     assert Failure.STEP_LIMIT in results[1].failures and all(s.report.step_limit_hit for s in results[1].segments)
 
@@ -101,9 +109,9 @@ def test_evaluate_and_report(tiny_experiment, tiny_corpus, tmp_path):
     from tts.commands.evaluate import evaluate
     from tts.commands.report import build_report
 
-    synth = Synthesizer.from_checkpoint(tiny_experiment / "checkpoint_00000004.pt")
+    synth = Synthesizer.from_checkpoint(tiny_experiment / "checkpoint_00000004.pt", changes={**FAST, "max_frames_per_token": 3})
     summary = evaluate(synth, tiny_corpus, tiny_experiment / "eval", split="test", use_asr=False, use_mos=False,
-                       progress=False, max_frames_per_token=3, griffin_lim_iters=2)
+                       progress=False)
     assert summary["utterances"] == 1 and summary["mcd_db"] > 0
     assert summary["attention_failures"]["step_limit_hits"] == 1 and summary["utterances_with_failures"] == 1
     table = (tiny_experiment / "eval" / "utterances.md").read_text()
@@ -113,28 +121,69 @@ def test_evaluate_and_report(tiny_experiment, tiny_corpus, tmp_path):
     assert "<audio controls" in page and "TINY-0010" in page
 
 
-def test_evaluate_vocodes_the_ceiling_with_the_settings_given(tiny_experiment, tiny_corpus, tmp_path):
-    """``--gl-iters`` reaches the reference's Griffin-Lim as well as ours: the ceiling was once
-    vocoded with the checkpoint's 64 iterations whatever the flag said."""
+def test_inference_flags_given_once_reach_the_loop_the_vocoder_and_the_figure(tiny_experiment, tmp_path, monkeypatch):
+    """Flags are resolved once into one InferenceConfig that travels down as it is: the decoding
+    loop, Griffin-Lim and the figure's stop line all see what was given, nothing re-applies them."""
+    from tts import cli, synthesis
+    from tts.commands import synthesize
+    from tts.models import decoding
+    from tts.vocoders import GriffinLim
+
+    seen: dict[str, list] = {"resolved": [], "loop": [], "griffin_lim": [], "figure": []}
+    resolve, decode, forward, write = (synthesis.resolve_inference, decoding.decode, GriffinLim.forward,
+                                       synthesize.write_outputs)
+
+    def spy_resolve(stored, changes):
+        seen["resolved"].append(resolve(stored, changes))
+        return seen["resolved"][-1]
+
+    def spy_decode(model, ids, lengths, settings, last_token=None):
+        seen["loop"].append(settings)
+        return decode(model, ids, lengths, settings, last_token)
+
+    def spy_forward(self, mel, lengths=None):
+        seen["griffin_lim"].append(self.settings.iterations)
+        return forward(self, mel, lengths)
+
+    def spy_write(results, out, step, plots, stop_threshold, **kwargs):
+        seen["figure"].append(stop_threshold)
+        return write(results, out, step, plots=plots, stop_threshold=stop_threshold, **kwargs)
+
+    monkeypatch.setattr(synthesis, "resolve_inference", spy_resolve)
+    monkeypatch.setattr(decoding, "decode", spy_decode)
+    monkeypatch.setattr(GriffinLim, "forward", spy_forward)
+    monkeypatch.setattr(synthesize, "write_outputs", spy_write)
+    assert cli.main(["synthesize", "--checkpoint", str(tiny_experiment / "checkpoint_00000004.pt"), "--text",
+                     "A cat. A dog.", "--out", str(tmp_path / "out"), "--stop-threshold", "0.125", "--gl-iters", "3",
+                     "--max-frames-per-token", "2", "inference.sentence_pause=0.5"]) == 0
+    (settings,) = seen["resolved"]  # resolved once
+    assert (settings.stop_threshold, settings.griffin_lim.iterations, settings.sentence_pause) == (0.125, 3, 0.5)
+    assert seen["loop"] and all(s is settings for s in seen["loop"])  # the very object, not a rebuilt copy
+    assert seen["griffin_lim"] == [3] and seen["figure"] == [0.125]
+
+
+def test_evaluate_vocodes_the_ceiling_with_the_settings_given(tiny_experiment, tiny_corpus, tmp_path, monkeypatch):
+    """``--gl-iters`` reaches the reference's Griffin-Lim as well as ours: the ceiling is vocoded by
+    the synthesizer's own vocoder, built once with the resolved settings."""
     pytest.importorskip("speechmos")
     from tts.commands.evaluate import evaluate
+    from tts.vocoders import GriffinLim
 
-    synth = Synthesizer.from_checkpoint(tiny_experiment / "checkpoint_00000004.pt")
-    assert synth.settings.griffin_lim_iters != 3
-    vocode, iterations = synth.vocode, []
+    synth = Synthesizer.from_checkpoint(tiny_experiment / "checkpoint_00000004.pt",
+                                        changes={"max_frames_per_token": 3, "griffin_lim.iterations": 3})
+    forward, iterations = GriffinLim.forward, []
 
-    def spy(mel, settings=None, vocoder=None):
-        iterations.append((settings or synth.settings).griffin_lim_iters)
-        return vocode(mel, settings, vocoder)
+    def spy(self, mel, lengths=None):
+        iterations.append(self.settings.iterations)
+        return forward(self, mel, lengths)
 
-    synth.vocode = spy
-    evaluate(synth, tiny_corpus, tmp_path / "eval", split="test", use_asr=False, progress=False,
-             max_frames_per_token=3, griffin_lim_iters=3)
+    monkeypatch.setattr(GriffinLim, "forward", spy)
+    evaluate(synth, tiny_corpus, tmp_path / "eval", split="test", use_asr=False, progress=False)
     assert iterations == [3, 3]  # ours, then the ceiling
 
 
 def test_the_dnsmos_gap_comes_with_its_standard_error():
-    from tts.commands.evaluate import paired_gap
+    from tts.commands.scoring import paired_gap
 
     rows = [{"dnsmos_p808": a, "reference_dnsmos_p808": b} for a, b in [(3.0, 3.2), (3.1, 3.1), (2.9, 3.3)]]
     # differences 0.2, 0.0, 0.4: mean 0.2, sample std 0.2, standard error 0.2 / √3
@@ -147,9 +196,8 @@ def test_evaluate_with_the_recognizer(tiny_experiment, tiny_corpus, tmp_path):
     from tts.commands.evaluate import evaluate
     from tts.metrics import error_counts
 
-    synth = Synthesizer.from_checkpoint(tiny_experiment / "checkpoint_00000004.pt")
-    summary = evaluate(synth, tiny_corpus, tmp_path / "eval", split="test", progress=False,
-                       max_frames_per_token=3, griffin_lim_iters=2)
+    synth = Synthesizer.from_checkpoint(tiny_experiment / "checkpoint_00000004.pt", changes={**FAST, "max_frames_per_token": 3})
+    summary = evaluate(synth, tiny_corpus, tmp_path / "eval", split="test", progress=False)
     (row,) = json.loads((tmp_path / "eval" / "utterances.json").read_text())
     assert row["text"] == "Fish swim in the lake." and {"transcript", "reference_transcript", "cer"} <= set(row)
     ours, theirs = error_counts(row["text"], row["transcript"]), error_counts(row["text"], row["reference_transcript"])
@@ -210,25 +258,25 @@ def test_export_release_checkpoint(tiny_experiment, tmp_path):
     assert "optimizer" not in payload and payload["step"] == 4
     assert payload["config"]["inference"]["stop_after_last_token"] is True
     assert all(v.dtype == torch.float16 for v in payload["model"].values() if v.is_floating_point())
-    full = Synthesizer.from_checkpoint(tiny_experiment / "checkpoint_00000004.pt")
-    half = Synthesizer.from_checkpoint(tmp_path / "release.pt")
-    a = full(["A cat sat."], max_frames_per_token=2, griffin_lim_iters=2)[0]
-    b = half(["A cat sat."], max_frames_per_token=2, griffin_lim_iters=2)[0]
+    full = Synthesizer.from_checkpoint(tiny_experiment / "checkpoint_00000004.pt", changes=FAST)
+    half = Synthesizer.from_checkpoint(tmp_path / "release.pt", changes=FAST)
+    a = full(["A cat sat."])[0]
+    b = half(["A cat sat."])[0]
     assert np.abs(a.mel - b.mel).mean() < 0.05
     assert (tmp_path / "release.pt").stat().st_size < 0.6 * (tiny_experiment / "checkpoint_00000004.pt").stat().st_size
 
 
 def test_int8_inference_is_close_to_fp32(synthesizer, tiny_experiment):
-    int8 = Synthesizer.from_checkpoint(tiny_experiment / "checkpoint_00000004.pt", int8=True)
-    a = synthesizer(["Dogs run fast."], max_frames_per_token=2, griffin_lim_iters=2)[0]
-    b = int8(["Dogs run fast."], max_frames_per_token=2, griffin_lim_iters=2)[0]
+    int8 = Synthesizer.from_checkpoint(tiny_experiment / "checkpoint_00000004.pt", int8=True, changes=FAST)
+    a = synthesizer(["Dogs run fast."])[0]
+    b = int8(["Dogs run fast."])[0]
     assert a.mel.shape == b.mel.shape
     assert np.abs(a.mel - b.mel).mean() < 0.1 * np.abs(a.mel).mean()
 
 
 def test_hard_inputs_stop_or_say_which_item_hit_the_limit(synthesizer, caplog):
     texts = ["A.", "I", "123 456", " ".join(["go"] * 50) + ".", ", and ".join(["the boat left the harbour"] * 12) + "."]
-    results = synthesizer(texts, max_frames_per_token=2, griffin_lim_iters=2, split_sentences=False)
+    results = synthesizer(texts, resolve_inference(synthesizer.settings, {"split_sentences": False}))
     assert [len(r.segments) for r in results] == [1] * 5  # the long one is said in one go
     limited = [r.segments[0].text for r in results if Failure.STEP_LIMIT in r.failures]
     assert "I." in limited  # the warning names the sentence as it was said, closed with a full stop
@@ -243,7 +291,7 @@ def test_robustness_suite_scores_every_category(synthesizer, tmp_path, monkeypat
     monkeypatch.setattr(robustness, "load_suite", lambda name: suite)
     monkeypatch.setattr(robustness, "DEFAULT_LONGEST_TOKENS", 15)
     summary = robustness.run_suite(synthesizer, tmp_path, engine="flite", use_asr=False, use_mos=False,
-                                   progress=False, max_frames_per_token=2, griffin_lim_iters=2)
+                                   progress=False)
     assert list(summary["categories"]) == ["one_word", "everyday", "long"]
     assert [summary["categories"][c]["utterances"] for c in ("one_word", "everyday", "long")] == [2, 1, 3]
     rows = {r["id"]: r for r in json.loads((tmp_path / "utterances.json").read_text())}

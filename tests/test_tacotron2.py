@@ -4,7 +4,7 @@ import pytest
 import torch
 
 from conftest import overfit, tiny_config_dict
-from tts.config import Tacotron2Config, config_from_dict
+from tts.config import InferenceConfig, Tacotron2Config, attention_config, config_from_dict
 from tts.data import Batch, FeatureDataset, feature_dir
 from tts.errors import TTSError
 from tts.metrics import attention_report
@@ -40,7 +40,7 @@ def test_shapes_for_every_reduction_factor(r):
     assert out.mel_before.shape == out.mel_after.shape == (3, 80, t_mel)
     assert out.stop_logits.shape == (3, t_mel // r) and out.alignments.shape == (3, t_mel // r, 9)
     model.eval()
-    inf = model.inference(batch.ids, batch.text_lengths, max_decoder_steps=7)
+    inf = model.inference(batch.ids, batch.text_lengths, settings=InferenceConfig(max_decoder_steps=7))
     assert inf.mel.shape[0] == 3 and inf.mel.shape[2] % r == 0 and bool((inf.lengths % r == 0).all())
 
 
@@ -75,10 +75,10 @@ def test_batched_inference_equals_single_items():
     torch.manual_seed(0)
     model = Tacotron2(small_config(), n_symbols=130).eval()
     batch = random_batch(2)
-    out = model.inference(batch.ids, batch.text_lengths, stop_threshold=2.0, max_frames_per_token=4)
+    out = model.inference(batch.ids, batch.text_lengths, settings=InferenceConfig(stop_threshold=1.0, max_frames_per_token=4))
     for i in range(3):
         n = int(batch.text_lengths[i])
-        single = model.inference(batch.ids[i:i + 1, :n], stop_threshold=2.0, max_frames_per_token=4)
+        single = model.inference(batch.ids[i:i + 1, :n], settings=InferenceConfig(stop_threshold=1.0, max_frames_per_token=4))
         frames = int(single.lengths[0])
         assert int(out.lengths[i]) == frames and bool(out.hit_limit[i]) and bool(single.hit_limit[0])
         torch.testing.assert_close(out.mel[i, :, :frames], single.mel[0, :, :frames], atol=1e-4, rtol=1e-4)
@@ -89,8 +89,8 @@ def test_batched_inference_equals_single_items():
 def test_inference_without_prenet_dropout_is_deterministic():
     model = Tacotron2(small_config(), n_symbols=130).eval()
     ids = torch.tensor([[5, 6, 7, 8, 1]])
-    a = model.inference(ids, max_decoder_steps=10)
-    b = model.inference(ids, max_decoder_steps=10)
+    a = model.inference(ids, settings=InferenceConfig(max_decoder_steps=10))
+    b = model.inference(ids, settings=InferenceConfig(max_decoder_steps=10))
     assert torch.equal(a.mel, b.mel)
 
 
@@ -100,9 +100,9 @@ def test_inference_under_bf16_autocast_runs_its_products_in_bf16_close_to_fp32()
     model = Tacotron2(small_config(), n_symbols=130).eval()
     batch = random_batch(2)
     with torch.no_grad():
-        fp32 = model.inference(batch.ids, batch.text_lengths, stop_threshold=2.0, max_decoder_steps=10)
+        fp32 = model.inference(batch.ids, batch.text_lengths, settings=InferenceConfig(stop_threshold=1.0, max_decoder_steps=10))
         with torch.autocast("cpu", dtype=torch.bfloat16):
-            bf16 = model.inference(batch.ids, batch.text_lengths, stop_threshold=2.0, max_decoder_steps=10)
+            bf16 = model.inference(batch.ids, batch.text_lengths, settings=InferenceConfig(stop_threshold=1.0, max_decoder_steps=10))
     assert bf16.mel.dtype == torch.bfloat16 and fp32.mel.dtype == torch.float32
     assert torch.equal(bf16.lengths, fp32.lengths)
     scale = fp32.mel.abs().max()
@@ -114,7 +114,7 @@ def test_attention_window_constrains_the_peak():
     torch.manual_seed(1)
     model = Tacotron2(small_config(), n_symbols=130).eval()
     ids = torch.randint(3, 100, (1, 30))
-    out = model.inference(ids, max_decoder_steps=25, attention_window=(1, 2))
+    out = model.inference(ids, settings=InferenceConfig(max_decoder_steps=25, attention_window=[1, 2]))
     peaks = out.alignments[0].argmax(dim=1)
     assert bool((peaks[1:] - peaks[:-1] <= 2).all()) and bool((peaks[1:] - peaks[:-1] >= -1).all())
 
@@ -203,7 +203,7 @@ def test_teacher_forcing_is_the_free_running_step_in_value_and_gradient(kind):
     (tts.models.recurrent); it must compute what `Decoder.step` computes, step after step."""
     torch.manual_seed(0)
     config = small_config()
-    config.attention.kind = kind
+    config.attention = attention_config(kind, attention_dim=config.attention.attention_dim)
     model = Tacotron2(config, 100).eval()
     decoder = model.decoder
     memory = torch.randn(2, 7, model.config.encoder_lstm_dim, requires_grad=True)

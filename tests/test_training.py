@@ -12,7 +12,7 @@ import torch
 import yaml
 
 from conftest import tiny_config_dict
-from tts.config import ScheduleConfig, config_from_dict, load_config
+from tts.config import ScheduleConfig, attention_config, config_from_dict, load_config
 from tts.errors import ConfigError, Interrupted, TTSError
 from tts import checkpoint
 from tts.models import build_model
@@ -177,7 +177,7 @@ def test_fresh_run_into_a_folder_with_checkpoints_is_refused(tiny_corpus, tmp_pa
 def test_resume_with_a_different_model_is_refused(tiny_corpus, tmp_path):
     Trainer(make_config(max_steps=2, checkpoint_every=2), tiny_corpus, tmp_path / "exp", progress=False).fit()
     other = make_config(max_steps=4)
-    other.model.tacotron2.attention.kind = "forward"
+    other.model.tacotron2.attention = attention_config("forward", attention_dim=64)
     with pytest.raises(TTSError, match="different model"):
         Trainer(other, tiny_corpus, tmp_path / "exp", resume=True, progress=False)
 
@@ -402,7 +402,7 @@ def test_an_unwritable_folder_and_a_foreign_warm_start_are_one_line_errors(tiny_
     d = tiny_config_dict()
     d["model"] = {"name": "transformer_tts", "transformer_tts": {
         "embedding_dim": 32, "d_model": 32, "heads": 2, "encoder_layers": 1, "decoder_layers": 1, "ffn_dim": 64,
-        "decoder_prenet_dims": [32, 32], "postnet_layers": 2, "postnet_channels": 32, "reduction_factor": 2}}
+        "decoder_prenet_dims": [32, 32], "postnet": {"layers": 2, "channels": 32}, "reduction_factor": 2}}
     d["train"].update(max_steps=2, checkpoint_every=2)
     Trainer(config_from_dict(d), tiny_corpus, tmp_path / "tf", progress=False).fit()
     with pytest.raises(TTSError, match="holds a transformer_tts model, this config trains tacotron2"):

@@ -3,7 +3,7 @@ import pytest
 import torch
 
 from conftest import overfit, tiny_config_dict
-from tts.config import TransformerTTSConfig, config_from_dict
+from tts.config import InferenceConfig, PostnetConfig, TransformerTTSConfig, config_from_dict
 from tts.data import Batch, FeatureDataset, feature_dir
 from tts.errors import TTSError
 from tts.metrics import attention_report
@@ -15,7 +15,7 @@ from tts.training.losses import TTSLoss
 
 def small(**overrides) -> TransformerTTSConfig:
     c = TransformerTTSConfig(embedding_dim=64, d_model=64, heads=4, encoder_layers=2, decoder_layers=2, ffn_dim=128,
-                             decoder_prenet_dims=[64, 64], postnet_layers=3, postnet_channels=64, reduction_factor=2,
+                             decoder_prenet_dims=[64, 64], postnet=PostnetConfig(layers=3, channels=64), reduction_factor=2,
                              guided_heads=[[-1, 0], [-1, 1]])
     for key, value in overrides.items():
         setattr(c, key, value)
@@ -70,9 +70,9 @@ def test_cached_inference_equals_uncached():
     limits = {"stop_threshold": 2.0, "max_frames_per_token": 3}
     for window in (None, (0, 1)):
         model.kv_cache = True
-        a = model.inference(batch.ids, batch.text_lengths, attention_window=window, **limits)
+        a = model.inference(batch.ids, batch.text_lengths, settings=InferenceConfig(attention_window=window, **limits))
         model.kv_cache = False
-        b = model.inference(batch.ids, batch.text_lengths, attention_window=window, **limits)
+        b = model.inference(batch.ids, batch.text_lengths, settings=InferenceConfig(attention_window=window, **limits))
         torch.testing.assert_close(a.mel, b.mel, atol=1e-4, rtol=1e-4)
         torch.testing.assert_close(a.attention_heads, b.attention_heads, atol=1e-5, rtol=1e-4)
         assert a.alignments.shape == (3, a.attention_heads.shape[3], 9)
@@ -82,7 +82,7 @@ def test_attention_window_keeps_every_head_near_the_guided_peak():
     torch.manual_seed(1)
     model = TransformerTTS(small(), n_symbols=130).eval()
     ids = torch.randint(3, 100, (1, 30))
-    out = model.inference(ids, stop_threshold=2.0, max_decoder_steps=25, attention_window=(0, 1))
+    out = model.inference(ids, settings=InferenceConfig(stop_threshold=1.0, max_decoder_steps=25, attention_window=[0, 1]))
     heads = out.attention_heads[0]                                        # (L, H, T_steps, T_text)
     guided = torch.stack([heads[l, h] for l, h in model.guided]).mean(0)
     peaks = guided.argmax(dim=1)
@@ -90,7 +90,7 @@ def test_attention_window_keeps_every_head_near_the_guided_peak():
     positions = torch.arange(30)
     outside = (positions < peaks[:-1, None]) | (positions > peaks[:-1, None] + 1)   # step t's window from t - 1
     assert float(heads[:, :, 1:][..., outside].abs().max()) == 0.0
-    free = model.inference(ids, stop_threshold=2.0, max_decoder_steps=25)
+    free = model.inference(ids, settings=InferenceConfig(stop_threshold=1.0, max_decoder_steps=25))
     assert float(free.attention_heads[0, :, :, 1:][..., outside].sum()) > 0  # without it the heads do reach there
 
 
@@ -120,7 +120,7 @@ def test_overfits_two_utterances_with_a_diagonal_head(tiny_corpus):
     d = tiny_config_dict()
     d["model"] = {"name": "transformer_tts", "transformer_tts": {
         "embedding_dim": 64, "d_model": 64, "heads": 2, "encoder_layers": 2, "decoder_layers": 2, "ffn_dim": 128,
-        "decoder_prenet_dims": [64, 64], "postnet_layers": 3, "postnet_channels": 64, "reduction_factor": 2,
+        "decoder_prenet_dims": [64, 64], "postnet": {"layers": 3, "channels": 64}, "reduction_factor": 2,
         "dropout": 0.0, "guided_heads": [[-1, 0]]}}
     d["loss"] = {"guided_attention": {"weight": 10.0}}
     config = config_from_dict(d)
@@ -149,13 +149,13 @@ def test_transformer_trains_synthesizes_and_plots_heads(tiny_corpus, tmp_path):
     d = tiny_config_dict()
     d["model"] = {"name": "transformer_tts", "transformer_tts": {
         "embedding_dim": 32, "d_model": 32, "heads": 2, "encoder_layers": 1, "decoder_layers": 2, "ffn_dim": 64,
-        "decoder_prenet_dims": [32, 32], "postnet_layers": 2, "postnet_channels": 32, "reduction_factor": 2}}
+        "decoder_prenet_dims": [32, 32], "postnet": {"layers": 2, "channels": 32}, "reduction_factor": 2}}
     d["optim"] = {"schedule": {"kind": "noam", "warmup_steps": 10}}
     d["train"].update(max_steps=2, checkpoint_every=2)
     Trainer(config_from_dict(d), tiny_corpus, tmp_path / "exp", progress=False).fit()
     ckpt = tmp_path / "exp" / "checkpoint_00000002.pt"
-    result = Synthesizer.from_checkpoint(ckpt)(["A cat sat. It ran."], max_frames_per_token=2,
-                                               griffin_lim_iters=2)[0]
+    fast = {"max_frames_per_token": 2, "griffin_lim.iterations": 2}
+    result = Synthesizer.from_checkpoint(ckpt, changes=fast)(["A cat sat. It ran."])[0]
     assert result.segments[0].attention_heads.shape[:2] == (2, 2)
     assert result.alignment.shape[1] == len(result.tokens)
     # the heads span both sentences, laid out like the alignment (and the mel) they are plotted with
@@ -165,8 +165,7 @@ def test_transformer_trains_synthesizes_and_plots_heads(tiny_corpus, tmp_path):
     n_steps, n_text = first.alignment.shape
     np.testing.assert_allclose(heads[..., :n_steps, :n_text], first.attention_heads)
     assert float(np.abs(heads[..., :n_steps, n_text:]).max()) == 0.0
-    quantized = Synthesizer.from_checkpoint(ckpt, int8=True)(["A cat sat."], max_frames_per_token=2,
-                                                             griffin_lim_iters=2)[0]
+    quantized = Synthesizer.from_checkpoint(ckpt, int8=True, changes=fast)(["A cat sat."])[0]
     assert quantized.mel.shape[0] == 80 and quantized.attention_heads.shape[:2] == (2, 2)
     for extra in (["--all-heads"], ["--head", "1,0"]):
         out = subprocess.run([sys.executable, "-m", "tts.cli", "plot-alignment", "--checkpoint", str(ckpt), "--text",

@@ -9,7 +9,8 @@ training state (optimizers, schedulers, scalers, trainer counters, RNG states; a
 discriminators).
 Written atomically (temp file in the same folder, fsync, rename), so a crash or a full disk
 while saving leaves the previous file intact; loaded with ``torch.load(weights_only=True)``.
-Files of format version 1 are upgraded as they are read.
+Files of format versions 1 and 2 are upgraded as they are read (2 → 3: the config's layout,
+:func:`tts.config.upgrade.upgrade_v2`).
 """
 
 from __future__ import annotations
@@ -23,14 +24,15 @@ from typing import Any
 import torch
 from torch import nn
 
-from tts.config import ExperimentConfig, VocoderExperimentConfig, config_from_dict, config_to_dict, with_overrides
+from tts.config import ExperimentConfig, VocoderExperimentConfig, config_from_dict, resolve_inference, to_dict
+from tts.config.upgrade import upgrade_v2
 from tts.errors import ConfigError, TTSError
-from tts.models import build_model
+from tts.models import AutoregressiveTTS, build_model
 from tts.text import SymbolInventory
 from tts.vocoders import Vocoder, build_vocoder
 
 FORMAT = "tts-checkpoint"
-VERSION = 2
+VERSION = 3
 PRETRAINED = Path(__file__).parent / "pretrained" / "tacotron2_synthetic.pt"
 _TRAINING_KEYS_V1 = {"optimizer": "optimizer", "scheduler": "scheduler", "scaler": "scaler",
                      "train_state": "state", "rng": "rng"}
@@ -52,11 +54,31 @@ class CheckpointContents:
     training: dict[str, Any] | None
 
 
+    def acoustic(self) -> tuple[ExperimentConfig, SymbolInventory]:
+        """The acoustic model's config and symbol inventory; a vocoder checkpoint is one clear error."""
+        if not isinstance(self.config, ExperimentConfig) or self.inventory is None:
+            raise TTSError(f"{self.path} is a vocoder checkpoint, not an acoustic model: pass it with --vocoder")
+        return self.config, self.inventory
+
+    def vocoder_config(self) -> VocoderExperimentConfig:
+        """The vocoder's config; an acoustic model's checkpoint is one clear error."""
+        if not isinstance(self.config, VocoderExperimentConfig):
+            raise TTSError(f"{self.path} is an acoustic model checkpoint, not a vocoder: pass a checkpoint "
+                           f"written by 'tts train-vocoder' (or 'griffin-lim')")
+        return self.config
+
+    def training_state(self) -> dict[str, Any]:
+        """The trainer's state (a release checkpoint has none: one clear error)."""
+        if self.training is None:
+            raise TTSError(f"{self.path} holds no training state (a release?): resume from a training checkpoint")
+        return self.training
+
+
 @dataclass
 class LoadedModel:
     """A checkpoint's model, built, loaded and in eval mode, with what is needed to run it."""
 
-    model: nn.Module
+    model: AutoregressiveTTS
     config: ExperimentConfig
     inventory: SymbolInventory
     step: int
@@ -67,11 +89,11 @@ class LoadedModel:
         return self.config.audio
 
 
-def save(path: str | Path, model: nn.Module, config: ExperimentConfig, inventory: SymbolInventory, step: int,
+def save(path: str | Path, model: AutoregressiveTTS, config: ExperimentConfig, inventory: SymbolInventory, step: int,
          training: dict[str, Any] | None = None) -> Path:
     """Atomically write a checkpoint. The saved config records the model's reduction factor in
     force (a gradual schedule may have changed it); ``training`` is the trainer's state."""
-    config_dict = config_to_dict(config)
+    config_dict = to_dict(config)
     section = config_dict["model"][config.model.name]
     section["reduction_factor"] = model.reduction_factor
     if max(section["reduction_factor"], section["max_reduction_factor"]) != model.max_r:
@@ -88,7 +110,7 @@ def save_vocoder(path: str | Path, vocoder: Vocoder, config: VocoderExperimentCo
     """Atomically write a vocoder checkpoint: the generator's weights and config; ``training`` is the
     vocoder trainer's state (discriminators included)."""
     payload: dict[str, Any] = {"format": FORMAT, "version": VERSION, "kind": "vocoder", "model": vocoder.state_dict(),
-                               "config": config_to_dict(config), "step": int(step)}
+                               "config": to_dict(config), "step": int(step)}
     if training is not None:
         payload["training"] = training
     return _write(payload, Path(path))
@@ -128,7 +150,7 @@ def _upgrade_v1(payload: dict[str, Any]) -> dict[str, Any]:
         iters = config["audio"].pop("griffin_lim_iters", None)
         if iters is not None:
             config.setdefault("inference", {})["griffin_lim_iters"] = iters
-    payload["version"] = VERSION
+    payload["version"] = 2
     return payload
 
 
@@ -146,6 +168,8 @@ def read(path: str | Path, map_location: str | torch.device = "cpu") -> Checkpoi
         raise TTSError(f"{path} is not a checkpoint of this toolkit (no '{FORMAT}' tag)")
     if payload.get("version") == 1:
         payload = _upgrade_v1(payload)
+    if payload.get("version") == 2 and isinstance(payload.get("config"), dict):
+        payload["config"], payload["version"] = upgrade_v2(payload["config"]), VERSION
     if payload.get("version") != VERSION:
         raise TTSError(f"{path} has checkpoint version {payload.get('version')}, this code reads version {VERSION}")
     kind = payload.get("kind", "acoustic")
@@ -201,23 +225,19 @@ def load(path: str | Path | None = None, device: str | torch.device = "cpu") -> 
     """Build the checkpoint's acoustic model and load its weights (float32, eval mode) on ``device``;
     ``path=None`` loads the bundled model. Non-finite weights are refused."""
     contents = read_bundled() if path is None else read(path)
-    if contents.kind != "acoustic":
-        raise TTSError(f"{contents.path} is a vocoder checkpoint, not an acoustic model: pass it with --vocoder")
-    config = contents.config
-    model = build_model(config.model, len(contents.inventory), config.audio)
+    config, inventory = contents.acoustic()
+    model = build_model(config.model, len(inventory), config.audio)
     _load_weights(model, contents, config.model.name)
-    return LoadedModel(model.to(device).eval(), config, contents.inventory, contents.step, contents.path)
+    return LoadedModel(model.to(device).eval(), config, inventory, contents.step, contents.path)
 
 
 def load_vocoder(path: str | Path, device: str | torch.device = "cpu") -> Vocoder:
     """Build a vocoder checkpoint's generator and load its weights (float32, eval mode, weight norm
     folded in) on ``device``."""
     contents = read(path)
-    if contents.kind != "vocoder":
-        raise TTSError(f"{contents.path} is an acoustic model checkpoint, not a vocoder: pass a checkpoint "
-                       f"written by 'tts train-vocoder' (or 'griffin-lim')")
-    vocoder = build_vocoder(contents.config.vocoder, contents.config.audio)
-    _load_weights(vocoder, contents, f"{contents.config.vocoder.kind} vocoder")
+    config = contents.vocoder_config()
+    vocoder = build_vocoder(config.vocoder, config.audio)
+    _load_weights(vocoder, contents, f"{config.vocoder.kind} vocoder")
     return vocoder.for_inference().to(device)
 
 
@@ -235,12 +255,12 @@ def export(source: str | Path, destination: str | Path, half: bool = True,
     if inference:
         if not isinstance(config, ExperimentConfig):
             raise TTSError(f"{source} is a vocoder checkpoint: it has no inference settings")
-        config = replace(config, inference=with_overrides(config.inference, "inference", **inference))
+        config = replace(config, inference=resolve_inference(config.inference, inference))
     weights = {k: v.half() if half and v.is_floating_point() else v for k, v in contents.weights.items()}
     if half and any(v.is_floating_point() and not bool(torch.isfinite(v).all()) for v in weights.values()):
         raise TTSError(f"{source} has weights beyond the float16 range: export it with --fp32")
     payload = {"format": FORMAT, "version": VERSION, "kind": contents.kind, "model": weights,
-               "config": config_to_dict(config), "step": contents.step}
+               "config": to_dict(config), "step": contents.step}
     if contents.inventory is not None:
         payload["symbols"] = contents.inventory.to_dict()
     return _write(payload, destination)

@@ -23,8 +23,7 @@ def alignment_figure(alignment: np.ndarray, mel: np.ndarray | None = None, stop_
     decoder-step x axis (mels are drawn in decoder steps: frame / r).
     """
     steps, n_text = alignment.shape
-    panels = [("target mel", target_mel), ("mel", mel)]
-    panels = [(name, m) for name, m in panels if m is not None]
+    panels = [(name, m) for name, m in (("target mel", target_mel), ("mel", mel)) if m is not None]
     attention_inches = min(max(2.5, 0.11 * n_text), 14.0)  # room for one readable label per token
     heights = [1.6] * len(panels) + [attention_inches] + ([1.0] if stop_probs is not None else [])
     width = min(max(8.0, steps / 25), 24.0)
@@ -112,4 +111,4 @@ def save_figure(fig: plt.Figure, path: str | Path, dpi: int = 100) -> Path:
 def figure_to_array(fig: plt.Figure) -> np.ndarray:
     """RGB ``(H, W, 3)`` uint8 (for TensorBoard)."""
     fig.canvas.draw()
-    return np.asarray(fig.canvas.buffer_rgba())[..., :3].copy()
+    return np.asarray(fig.canvas.buffer_rgba())[..., :3].copy()  # type: ignore[attr-defined]

@@ -16,14 +16,14 @@ import os
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any, Callable, Mapping
 
 import numpy as np
 import torch
 
 from tts import checkpoint
 from tts.audio import save_wav
-from tts.config import AudioConfig, ExperimentConfig, InferenceConfig, with_overrides
+from tts.config import AudioConfig, ExperimentConfig, GriffinLimConfig, InferenceConfig, resolve_inference
 from tts.errors import TTSError
 from tts.metrics import AttentionReport, Failure, attention_report, most_diagonal_head, speech_steps
 from tts.models.layers import decoder_steps
@@ -34,6 +34,7 @@ from tts.text.g2p import get_g2p
 from tts.text.sentences import split_sentences, with_end_mark
 from tts.text.symbols import SILENT_SYMBOLS
 from tts.vocoders import GriffinLim, Vocoder
+from tts.vocoders.pretrained import DEFAULT_HIFIGAN, PRETRAINED_HIFIGAN, pretrained_hifigan
 
 log = logging.getLogger("tts.synthesis")
 
@@ -72,9 +73,8 @@ class Result:
     def attention_heads(self) -> np.ndarray | None:
         """Multi-head models: every encoder-decoder head over all sentences ``(L, H, T_steps, T_text)``,
         laid out like :attr:`alignment`; ``None`` for single-attention models."""
-        if self.segments[0].attention_heads is None:
-            return None
-        return block_diagonal([seg.attention_heads for seg in self.segments], self.pause_steps)
+        heads = [seg.attention_heads for seg in self.segments if seg.attention_heads is not None]
+        return block_diagonal(heads, self.pause_steps) if len(heads) == len(self.segments) else None
 
     @property
     def tokens(self) -> list[str]:
@@ -105,35 +105,40 @@ class Result:
 
 
 class Synthesizer:
-    """Batched text-to-speech with one loaded acoustic model and a vocoder (default: Griffin-Lim).
+    """Batched text-to-speech with one loaded acoustic model and a vocoder (default: the one its
+    settings name, ``inference.vocoder``).
 
-    ``settings`` (default: the checkpoint's ``inference`` section) holds the decoding limits,
-    attention window, batch size and Griffin-Lim iterations; a call's keyword arguments override them.
-    ``lexicon`` (a file of ``WORD PH ON EMES`` lines) replaces the checkpoint config's.
+    ``settings`` (default: the checkpoint's ``inference`` section; see :func:`resolve_inference`)
+    holds the decoding limits, attention window, batch size and Griffin-Lim's settings, and is used
+    as given. ``lexicon`` (a file of ``WORD PH ON EMES`` lines) replaces the checkpoint config's.
     """
 
     def __init__(self, loaded: checkpoint.LoadedModel, device: str = "cpu", int8: bool = False,
-                 vocoder: Vocoder | None = None, lexicon: str | None = None):
+                 vocoder: Vocoder | None = None, lexicon: str | None = None,
+                 settings: InferenceConfig | None = None):
         if int8 and torch.device(device).type != "cpu":
             raise TTSError("int8 inference runs on the CPU only; drop --int8 or use --device cpu")
         self.model = quantize_int8(loaded.model) if int8 else loaded.model.to(device).eval()
         self.config: ExperimentConfig = loaded.config
-        self.settings: InferenceConfig = loaded.config.inference
+        self.settings: InferenceConfig = settings or loaded.config.inference
         self.device, self.step = torch.device(device), loaded.step
         text = dataclasses.replace(self.config.text, lexicon=lexicon) if lexicon else self.config.text
         self.tokenizer = Tokenizer.for_config(text, loaded.inventory)
         if self.config.text.mode == "phoneme":
             get_g2p()  # load the G2P now, so per-text timings measure synthesis, not start-up
-        self.vocoder = vocoder or GriffinLim(self.config.audio, self.settings.griffin_lim_iters).to(device)
+        self.vocoder = vocoder or vocoder_from_option(self.settings.vocoder, self.config.audio, device,
+                                                      self.settings.griffin_lim)
         self.vocoder.check_compatible(self.config.audio)
 
     @classmethod
     def from_checkpoint(cls, path: str | Path | None = None, device: str = "cpu", int8: bool = False,
-                        lexicon: str | None = None, vocoder: str | None = None) -> "Synthesizer":
+                        lexicon: str | None = None, changes: Mapping[str, Any] | None = None) -> "Synthesizer":
         """Load a training or release checkpoint (``None``: the bundled model); ``int8`` quantizes
-        the decoder's weights for faster CPU inference; ``vocoder``: see :func:`vocoder_from_option`."""
+        the decoder's weights for faster CPU inference; ``changes``: inference settings that
+        replace the checkpoint's (:func:`resolve_inference`), the vocoder among them
+        (``{"vocoder": "griffin-lim"}``)."""
         loaded = checkpoint.load(path)
-        return cls(loaded, device, int8, vocoder_from_option(vocoder, loaded.audio, device), lexicon)
+        return cls(loaded, device, int8, lexicon=lexicon, settings=resolve_inference(loaded.config.inference, changes))
 
     def prepare(self, text: str, split: bool = True) -> list[TokenizedText]:
         """Split into sentences (when ``split``), close each that ends on a word with a full stop
@@ -149,18 +154,17 @@ class Synthesizer:
         return pieces
 
     @torch.no_grad()
-    def vocode(self, mel: np.ndarray, settings: InferenceConfig | None = None,
-               vocoder: Vocoder | None = None) -> np.ndarray:
+    def vocode(self, mel: np.ndarray, vocoder: Vocoder | None = None) -> np.ndarray:
         """One log-mel ``(n_mels, T_mel)`` → waveform ``(T_wav,)`` with this synthesizer's vocoder
         (or ``vocoder``, e.g. to compare one with another)."""
         vocoder = vocoder or self.vocoder
-        options = vocoder.options(settings or self.settings)
-        wav, lengths = vocoder(torch.from_numpy(mel).to(self.device)[None], None, **options)
+        wav, lengths = vocoder(torch.from_numpy(mel).to(self.device)[None], None)
         return wav[0, : int(lengths[0])].cpu().numpy()
 
     @torch.no_grad()
-    def __call__(self, texts: str | list[str], **overrides: Any) -> list[Result]:
-        settings = with_overrides(self.settings, "inference", **overrides)
+    def __call__(self, texts: str | list[str], settings: InferenceConfig | None = None) -> list[Result]:
+        """Synthesize ``texts`` with this synthesizer's settings (or ``settings``, resolved elsewhere)."""
+        settings = settings or self.settings
         if isinstance(texts, str):
             texts = [texts]
         start = time.perf_counter()
@@ -180,7 +184,7 @@ class Synthesizer:
             segs = [segments[(ti, si)] for si in range(len(prepared[ti]))]
             t1 = time.perf_counter()
             mel, alignment, stops, pause_steps = self._join(segs, settings.sentence_pause)
-            wav = self.vocode(mel, settings)
+            wav = self.vocode(mel)
             vocoder_s = time.perf_counter() - t1
             share = len(segs) / max(len(flat), 1)
             timings = {"frontend": frontend_s * share, "acoustic": acoustic_s * share, "vocoder": vocoder_s}
@@ -236,23 +240,39 @@ class Synthesizer:
         return np.concatenate(mels, axis=1), alignment, np.concatenate(stops), pause_steps
 
 
+#: the vocoders ``--vocoder`` knows by name (anything else is a vocoder checkpoint's path)
+NAMED_VOCODERS = ("griffin-lim", "hifigan", *PRETRAINED_HIFIGAN)
+
+
 def vocoder_names(options: list[str]) -> list[str]:
-    """A short unique name per ``--vocoder`` option: ``griffin-lim``, else the file's stem (with
-    its folder's name when stems repeat)."""
+    """A short unique name per ``--vocoder`` option: a named vocoder's name, else the file's stem
+    (with its folder's name when stems repeat)."""
     if len(set(options)) < len(options):
         raise TTSError("give each --vocoder once")
-    names = [o if o == "griffin-lim" else Path(o).stem for o in options]
+    names = [o if o in NAMED_VOCODERS else Path(o).stem for o in options]
     if len(set(names)) < len(names):
-        names = [o if o == "griffin-lim" else f"{Path(o).parent.name}_{Path(o).stem}" for o in options]
+        names = [o if o in NAMED_VOCODERS else f"{Path(o).parent.name}_{Path(o).stem}" for o in options]
     return names
 
 
-def vocoder_from_option(option: str | None, audio: AudioConfig, device: str | torch.device = "cpu") -> Vocoder:
-    """``--vocoder``: ``griffin-lim`` (or None) → Griffin-Lim for ``audio``; a path → the neural
-    vocoder checkpoint there, refused when it was trained on mels made with other settings."""
-    if option is None or option == "griffin-lim":
-        return GriffinLim(audio).to(device)
-    vocoder = checkpoint.load_vocoder(option, device)
+def neural_vocoder(option: str, device: str | torch.device = "cpu") -> Vocoder:
+    """A pretrained HiFi-GAN by name (``hifigan`` is :data:`DEFAULT_HIFIGAN`) or the vocoder
+    checkpoint at the path ``option``, in eval mode on ``device``."""
+    if option == "hifigan":
+        option = DEFAULT_HIFIGAN
+    if option in PRETRAINED_HIFIGAN:
+        return pretrained_hifigan(option).to(device)
+    return checkpoint.load_vocoder(option, device)
+
+
+def vocoder_from_option(option: str, audio: AudioConfig, device: str | torch.device = "cpu",
+                        griffin_lim: GriffinLimConfig | None = None) -> Vocoder:
+    """``--vocoder`` / ``inference.vocoder``: ``griffin-lim`` → Griffin-Lim for ``audio`` with
+    ``griffin_lim``'s settings; anything else → :func:`neural_vocoder`, refused when it was trained
+    on mels made with other settings than ``audio``."""
+    if option == "griffin-lim":
+        return GriffinLim(audio, griffin_lim).to(device)
+    vocoder = neural_vocoder(option, device)
     vocoder.check_compatible(audio)
     return vocoder
 
@@ -308,14 +328,14 @@ def writable_folder(folder: Path) -> None:
 
 def write_outputs(results: list[Result], out: str | Path, checkpoint_step: int | None = None, plots: bool = True,
                   stop_threshold: float = 0.5, compare: dict[str, Callable[[np.ndarray], np.ndarray]] | None = None,
-                  vocoder_name: str = "griffin-lim") -> dict:
+                  vocoder_name: str = "hifigan") -> dict:
     """Write ``<name>.wav``, ``<name>.npy`` (mel) and ``<name>.png`` (alignment) per result plus
     ``summary.json`` and ``index.html`` (see :func:`output_names` for the names). ``compare``:
     other vocoders (name → mel ``(n_mels, T_mel)`` → waveform) whose version of each result is
     written as ``<name>.<vocoder>.wav`` and played beside the main one (``vocoder_name``'s)."""
     folder, names = output_names(out, len(results))
     folder.mkdir(parents=True, exist_ok=True)
-    rows = []
+    rows: list[dict[str, Any]] = []
     for name, result in zip(names, results):
         save_wav(folder / f"{name}.wav", result.waveform, result.sample_rate)
         versions = {vocoder_name: f"{name}.wav"}
@@ -330,8 +350,8 @@ def write_outputs(results: list[Result], out: str | Path, checkpoint_step: int |
                      "timings": {k: round(v, 4) for k, v in result.timings.items()},
                      "failures": [kind.value for kind in result.failures],
                      "sentences": [seg.report.to_dict() for seg in result.segments]})
-    audio = sum(r["seconds"] for r in rows)
-    compute = sum(r["timings"]["total"] for r in rows)
+    audio = sum(result.duration for result in results)
+    compute = sum(result.timings["total"] for result in results)
     summary = {"checkpoint_step": checkpoint_step, "utterances": rows, "audio_seconds": round(audio, 3),
                "compute_seconds": round(compute, 3), "rtf": round(compute / max(audio, 1e-9), 4),
                "step_limit_hits": sum(Failure.STEP_LIMIT in r.failures for r in results)}

@@ -15,19 +15,15 @@ adversarial postnet".
 
 from __future__ import annotations
 
-import argparse
-import json
-from pathlib import Path
-
 import numpy as np
 import torch
+from mel_scoring import P808, script_arguments, write_result
 from tqdm import tqdm
 
 from tts import checkpoint
 from tts.config import DataConfig
 from tts.data import FeatureDataset, batch_loader, feature_dir
 from tts.data.corpus import read_metadata
-from tts.metrics.mos import MOSPredictor
 from tts.synthesis import Synthesizer
 
 
@@ -49,13 +45,7 @@ def summarize(scores: np.ndarray, reference: np.ndarray, textures: list[tuple[fl
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--checkpoint", default=None, help="default: the bundled model")
-    parser.add_argument("--data", default="data/synthetic")
-    parser.add_argument("--split", default="val")
-    parser.add_argument("--limit", type=int, default=48)
-    parser.add_argument("--out", default="out/dnsmos_gap_sources.json")
-    args = parser.parse_args()
+    args = script_arguments(__doc__, "val", 48, "out/dnsmos_gap_sources.json")
 
     synthesizer = Synthesizer.from_checkpoint(args.checkpoint)
     loaded = checkpoint.load(args.checkpoint)
@@ -64,11 +54,7 @@ def main() -> None:
     loader = batch_loader(dataset, DataConfig(max_batch_size=8, num_workers=0), model.reduction_factor,
                           max_frames=4000, seed=0, shuffle=False)
     metadata = {u.id: u for u in read_metadata(args.data)}
-    mos = MOSPredictor()
-
-    def p808(mel: np.ndarray) -> float:
-        floored = np.maximum(mel, config.audio.silence).astype(np.float32)
-        return mos(synthesizer.vocode(floored), config.audio.sample_rate).p808
+    p808 = P808(synthesizer)
 
     sources = ("recordings", "teacher_forced_postnet", "teacher_forced_before_postnet")
     scores: dict[str, list[float]] = {k: [] for k in sources}
@@ -101,10 +87,7 @@ def main() -> None:
                                textures[name]) for name in sources}
     change, band_std = np.mean(textures["free_running"], axis=0)
     summary["free_running"] = {"frame_change": round(float(change), 3), "band_std": round(float(band_std), 3)}
-    out = Path(args.out)
-    out.parent.mkdir(parents=True, exist_ok=True)
-    out.write_text(json.dumps({"split": args.split, "utterances": len(texts), "sources": summary}, indent=1))
-    print(json.dumps(summary, indent=1))
+    write_result(args.out, {"split": args.split, "utterances": len(texts), "sources": summary}, summary)
 
 
 if __name__ == "__main__":

@@ -12,19 +12,16 @@ average along time / along the mel bands. Results: tts/pretrained/MODEL_CARD.md,
 
 from __future__ import annotations
 
-import argparse
-import json
-from pathlib import Path
 from typing import Callable
 
 import numpy as np
 import torch
+from mel_scoring import P808, script_arguments, write_result
 from scipy.ndimage import uniform_filter1d
 from tqdm import tqdm
 
 from tts.audio import MelSpectrogram, edge_silence, load_wav
 from tts.data.corpus import read_metadata, read_split
-from tts.metrics.mos import MOSPredictor
 from tts.synthesis import Synthesizer
 
 Postfilter = Callable[[np.ndarray], np.ndarray]
@@ -51,23 +48,13 @@ POSTFILTERS: dict[str, Postfilter] = {
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--checkpoint", default=None, help="default: the bundled model")
-    parser.add_argument("--data", default="data/synthetic")
-    parser.add_argument("--split", default="test")
-    parser.add_argument("--limit", type=int, default=100)
-    parser.add_argument("--out", default="out/mel_postfilters.json")
-    args = parser.parse_args()
+    args = script_arguments(__doc__, "test", 100, "out/mel_postfilters.json")
 
     synthesizer = Synthesizer.from_checkpoint(args.checkpoint)
     audio = synthesizer.config.audio
     metadata = {u.id: u for u in read_metadata(args.data)}
     utterances = [metadata[i] for i in read_split(args.data, args.split)[: args.limit] if i in metadata]
-    mel_fn, mos = MelSpectrogram(audio), MOSPredictor()
-
-    def p808(mel: np.ndarray) -> float:
-        filtered = np.maximum(mel, audio.silence).astype(np.float32)
-        return mos(synthesizer.vocode(filtered), audio.sample_rate).p808
+    mel_fn, p808 = MelSpectrogram(audio), P808(synthesizer)
 
     scores: dict[str, dict[str, list[float]]] = {k: {"model": [], "reference": []} for k in POSTFILTERS}
     batch = synthesizer.settings.batch_size
@@ -83,10 +70,7 @@ def main() -> None:
     for name, sides in scores.items():
         model, reference = float(np.mean(sides["model"])), float(np.mean(sides["reference"]))
         summary[name] = {"model": round(model, 3), "reference": round(reference, 3), "gap": round(reference - model, 3)}
-    out = Path(args.out)
-    out.parent.mkdir(parents=True, exist_ok=True)
-    out.write_text(json.dumps({"split": args.split, "utterances": len(utterances), "dnsmos_p808": summary}, indent=1))
-    print(json.dumps(summary, indent=1))
+    write_result(args.out, {"split": args.split, "utterances": len(utterances), "dnsmos_p808": summary}, summary)
 
 
 if __name__ == "__main__":

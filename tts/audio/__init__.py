@@ -3,5 +3,5 @@
 from tts.audio.io import edge_silence, load_wav, peak_normalize, resample, save_wav, trim_silence
 from tts.audio.mel import STFT, MelSpectrogram, spectral_convergence
 
-__all__ = ["MelSpectrogram", "edge_silence", "STFT", "load_wav", "peak_normalize", "resample", "save_wav", "spectral_convergence",
-           "trim_silence"]
+__all__ = ["MelSpectrogram", "edge_silence", "STFT", "load_wav", "peak_normalize", "resample", "save_wav",
+           "spectral_convergence", "trim_silence"]

@@ -30,6 +30,9 @@ class STFT(nn.Module):
     iteration).
     """
 
+    window: torch.Tensor
+    frame_window: torch.Tensor
+
     def __init__(self, n_fft: int, hop_length: int, win_length: int):
         super().__init__()
         self.n_fft, self.hop_length, self.win_length = n_fft, hop_length, win_length
@@ -89,6 +92,8 @@ class MelSpectrogram(nn.Module):
     ``forward(wav (B, T_wav) or (T_wav,)) → mel (B, n_mels, T_mel) or (n_mels, T_mel)`` with
     ``T_mel = T_wav // hop_length + 1``.
     """
+
+    basis: torch.Tensor
 
     def __init__(self, config: AudioConfig | None = None):
         super().__init__()

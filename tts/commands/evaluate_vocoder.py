@@ -9,29 +9,31 @@ own DNSMOS and WER/CER, the ceiling any vocoder is measured against. Writes ``su
 
 from __future__ import annotations
 
+import argparse
+import json
 import time
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import torch
 
 from tts.audio import MelSpectrogram, edge_silence, load_wav, save_wav
-from tts.commands.evaluate import Meters, mean_of, rounded, write_tables
-from tts.config import AudioConfig
+from tts.commands.options import add_device, add_split, device
+from tts.commands.scoring import Meters, mean_of, rounded, write_tables
+from tts.config import AudioConfig, load_config
 from tts.data.corpus import read_metadata, read_split
 from tts.errors import TTSError
 from tts.metrics import ErrorCounts, error_counts, mel_cepstral_distortion
 from tts.metrics.quality import resynthesis_quality
-from tts.synthesis import vocoder_from_option, vocoder_names
+from tts.synthesis import neural_vocoder, vocoder_from_option, vocoder_names
 from tts.vocoders import Vocoder
 
 
 def _load_vocoders(options: list[str], audio: AudioConfig, device: str) -> tuple[AudioConfig, dict[str, Vocoder]]:
     """The vocoders by name, and the audio settings their mels are made with: the neural vocoders'
     (which must agree), else ``audio``."""
-    from tts import checkpoint
-
-    neural = {o: checkpoint.load_vocoder(o, device) for o in options if o != "griffin-lim"}
+    neural = {o: neural_vocoder(o, device) for o in options if o != "griffin-lim"}
     if neural:
         first, *others = neural.items()
         for option, vocoder in others:
@@ -95,7 +97,7 @@ def evaluate_vocoders(options: list[str], data_root: str | Path, out: str | Path
                     row[f"{name}_wer"] = round(errors.wer, 4)
             row["text"] = utt.normalized
             rows.append(row)
-    summary = {"split": split, "utterances": len(rows), "sample_rate": audio.sample_rate,
+    summary: dict[str, Any] = {"split": split, "utterances": len(rows), "sample_rate": audio.sample_rate,
                "vocoders": dict(zip(vocoders, options))}
     for name in counts:
         means = {key[len(name) + 1:]: mean_of(rows, key, 4)
@@ -111,3 +113,26 @@ def evaluate_vocoders(options: list[str], data_root: str | Path, out: str | Path
             *(f"{n}_wer" for n in counts), "text"]
     write_tables(rows, summary, out, show)
     return summary
+
+
+def register(sub: argparse._SubParsersAction) -> None:
+    p = sub.add_parser("evaluate-vocoder", help="recordings resynthesized through vocoders, side by side: "
+                                                "DNSMOS, PESQ, STOI, MCD, WER")
+    add_split(p, "test", "corpus root with recordings")
+    p.add_argument("--vocoder", nargs="+", required=True, metavar="VOCODER",
+                   help="griffin-lim and/or vocoder checkpoints (compared side by side)")
+    p.add_argument("--config", help="audio settings for Griffin-Lim alone (default: built-in; a neural "
+                                    "vocoder brings its own)")
+    p.add_argument("--out", required=True, help="folder for summary.json, utterances.{csv,md} and the wavs")
+    p.add_argument("--no-asr", action="store_true", help="skip the recognizer (no WER/CER)")
+    p.add_argument("--no-mos", action="store_true", help="skip DNSMOS")
+    add_device(p)
+    p.set_defaults(func=run)
+
+
+def run(args: argparse.Namespace) -> None:
+    audio = load_config(args.config).audio if args.config else None
+    summary = evaluate_vocoders(args.vocoder, args.data, args.out, split=args.split, limit=args.limit, audio=audio,
+                                use_asr=not args.no_asr, use_mos=not args.no_mos, device=device(args))
+    print(json.dumps(summary, indent=1))
+    print(f"per-utterance table: {args.out}/utterances.md")

@@ -3,15 +3,18 @@
 
 from __future__ import annotations
 
+import argparse
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, Mapping
 
 import matplotlib.pyplot as plt
 import numpy as np
 import torch
 
 from tts import checkpoint
+from tts.commands.options import add_inference, device, inference_changes, int_pair
+from tts.config import resolve_inference
 from tts.data import FeatureDataset, feature_dir
 from tts.errors import TTSError
 from tts.metrics import AttentionReport, attention_report
@@ -62,17 +65,19 @@ def teacher_forced(loaded: checkpoint.LoadedModel, data_root: str | Path, uttera
                  tokens, attention_report(alignment, symbols=tokens), f"{utterance} (teacher-forced)")
 
 
-def free_running(synthesizer: Synthesizer, text: str, **overrides: Any) -> Panel:
+def free_running(synthesizer: Synthesizer, text: str) -> Panel:
     """Alignment, mel and stop curve of synthesized text (all its sentences, joined with pauses)."""
-    result = synthesizer([text], **overrides)[0]
+    result = synthesizer([text])[0]
     return Panel(result.alignment, result.attention_heads, result.mel, None, result.stop_probs, result.tokens,
                  result.segments[0].report, text[:100])
 
 
 def plot_alignments(checkpoints: list[str], out: str | Path, text: str | None = None, data_root: str | None = None,
                     utterance: str | None = None, device: str = "cpu", int8: bool = False,
-                    head: tuple[int, int] | None = None, all_heads: bool = False, **overrides: Any) -> Path:
+                    head: tuple[int, int] | None = None, all_heads: bool = False,
+                    changes: Mapping[str, Any] | None = None) -> Path:
     """One checkpoint: the full figure. Several: their alignments side by side, in the order given.
+    ``changes``: inference settings that replace each checkpoint's own (:func:`resolve_inference`).
 
     Multi-head models (Transformer-TTS): ``head=(layer, head)`` plots that head instead of the
     default (teacher forcing: the guided heads' mean; inference: the most diagonal head);
@@ -88,12 +93,16 @@ def plot_alignments(checkpoints: list[str], out: str | Path, text: str | None = 
     panels = []
     for path in checkpoints:
         loaded = checkpoint.load(path)
-        panel = (teacher_forced(loaded, data_root, utterance) if utterance
-                 else free_running(Synthesizer(loaded, device, int8), text, **overrides))
+        if utterance is not None and data_root is not None:
+            panel = teacher_forced(loaded, data_root, utterance)
+        else:
+            assert text is not None
+            settings = resolve_inference(loaded.config.inference, changes)
+            panel = free_running(Synthesizer(loaded, device, int8, settings=settings), text)
         panel.step, panel.r = loaded.step, loaded.model.reduction_factor
         if (head is not None or all_heads) and panel.heads is None:
             raise TTSError(f"{path} is a single-attention model: --head / --all-heads need Transformer-TTS")
-        if head is not None:
+        if head is not None and panel.heads is not None:
             layers, n_heads = panel.heads.shape[:2]
             if not (-layers <= head[0] < layers and 0 <= head[1] < n_heads):
                 raise TTSError(f"--head {head[0]},{head[1]} outside {layers} layers x {n_heads} heads")
@@ -102,10 +111,11 @@ def plot_alignments(checkpoints: list[str], out: str | Path, text: str | None = 
             panel.title += f" · layer {head[0]} head {head[1]}"
         panels.append(panel)
     first = panels[0]
-    if all_heads:
-        captions = [[_head_caption(first.heads[l, h], first.tokens, l, h) for h in range(first.heads.shape[1])]
-                    for l in range(first.heads.shape[0])]
-        fig = head_grid(first.heads, captions, f"{first.title} · step {first.step}")
+    if all_heads and first.heads is not None:
+        heads = first.heads
+        captions = [[_head_caption(heads[layer, h], first.tokens, layer, h) for h in range(heads.shape[1])]
+                    for layer in range(heads.shape[0])]
+        fig = head_grid(heads, captions, f"{first.title} · step {first.step}")
     elif len(panels) == 1:
         fig = alignment_figure(first.alignment, mel=first.mel, target_mel=first.target_mel,
                                stop_probs=first.stop_probs, tokens=first.tokens, reduction_factor=first.r,
@@ -122,3 +132,23 @@ def plot_alignments(checkpoints: list[str], out: str | Path, text: str | None = 
 def _head_caption(alignment: np.ndarray, tokens: list[str], layer: int, head: int) -> str:
     report = attention_report(alignment, symbols=tokens)
     return f"layer {layer} head {head}\nfocus {report.focus_rate:.2f} diag {report.diagonal_correlation:.2f}"
+
+
+def register(sub: argparse._SubParsersAction) -> None:
+    p = sub.add_parser("plot-alignment", help="alignment figure of one or several checkpoints")
+    p.add_argument("--checkpoint", nargs="+", required=True, help="one or more checkpoints (side by side)")
+    p.add_argument("--text", help="free text (inference)")
+    p.add_argument("--utterance", help="a validation utterance id (teacher-forced; needs --data)")
+    p.add_argument("--data", help="corpus root with features")
+    p.add_argument("--out", required=True, help="PNG file")
+    p.add_argument("--head", type=int_pair, metavar="LAYER,HEAD", help="a Transformer-TTS encoder-decoder attention")
+    p.add_argument("--all-heads", action="store_true", help="grid of every layer and head (Transformer-TTS)")
+    add_inference(p, batch_size=False)
+    p.set_defaults(func=run)
+
+
+def run(args: argparse.Namespace) -> None:
+    out = plot_alignments(args.checkpoint, args.out, text=args.text, data_root=args.data, utterance=args.utterance,
+                          device=device(args), int8=args.int8, head=args.head, all_heads=args.all_heads,
+                          changes=inference_changes(args))
+    print(f"wrote {out}")

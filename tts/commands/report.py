@@ -4,6 +4,7 @@ an audio player and alignment image per utterance."""
 
 from __future__ import annotations
 
+import argparse
 import html
 import json
 import os
@@ -12,8 +13,8 @@ from pathlib import Path
 
 import matplotlib.pyplot as plt
 
-from tts.plots import save_figure
 from tts.errors import TTSError
+from tts.plots import save_figure
 
 _PLOT_RE = re.compile(r"step(\d+)_(.+)\.png$")
 _STYLE = """body{font-family:sans-serif;margin:2em;max-width:1400px}img{max-width:100%}
@@ -110,3 +111,14 @@ def build_report(exp_dir: str | Path, eval_dir: str | Path | None = None) -> Pat
     page.write_text(f"<!doctype html><html><head><meta charset='utf-8'><title>{html.escape(exp.name)}</title>"
                     f"<style>{_STYLE}</style></head><body>{''.join(parts)}</body></html>")
     return page
+
+
+def register(sub: argparse._SubParsersAction) -> None:
+    p = sub.add_parser("report", help="static HTML report of an experiment folder")
+    p.add_argument("exp")
+    p.add_argument("--eval", help="evaluation folder (default: <exp>/eval)")
+    p.set_defaults(func=run)
+
+
+def run(args: argparse.Namespace) -> None:
+    print(f"wrote {build_report(args.exp, args.eval)}")

@@ -11,6 +11,7 @@ Per category: WER/CER with substitutions, deletions and insertions, attention fa
 
 from __future__ import annotations
 
+import dataclasses
 import time
 from pathlib import Path
 from typing import Any
@@ -18,7 +19,7 @@ from typing import Any
 import yaml
 
 from tts.audio import edge_silence
-from tts.commands.evaluate import Item, Meters, Scored, score, summarize, write_tables
+from tts.commands.scoring import Item, Meters, Scored, score, summarize, write_tables
 from tts.data import FeatureDataset, feature_dir, require_corpus
 from tts.data.engines import check_engine, speak
 from tts.errors import TTSError
@@ -71,11 +72,9 @@ def suite_items(synthesizer: Synthesizer, suite: dict, longest: int) -> list[tup
 
 
 def run_suite(synthesizer: Synthesizer, out: str | Path, suite: str = "robustness", data_root: str | Path | None = None,
-              engine: str = "festival", use_asr: bool = True, use_mos: bool = True, progress: bool = True,
-              **overrides: Any) -> dict:
-    """Run every category; write ``summary.json``, ``categories.md`` and the per-utterance tables
-    under ``out``. ``overrides`` change the synthesizer's inference settings (the long category
-    always says each text in one go)."""
+              engine: str = "festival", use_asr: bool = True, use_mos: bool = True, progress: bool = True) -> dict:
+    """Run every category with the synthesizer's settings; write ``summary.json``, ``categories.md``
+    and the per-utterance tables under ``out``. The long category always says each text in one go."""
     start = time.perf_counter()
     out = Path(out)
     check_engine(engine)
@@ -83,25 +82,26 @@ def run_suite(synthesizer: Synthesizer, out: str | Path, suite: str = "robustnes
     longest = longest_training_utterance(synthesizer, data_root)
     audio = synthesizer.config.audio
     meters = Meters.create(use_asr, use_mos)
-    by_category: dict[str, list[Scored]] = {}
+    by_category: dict[str, list[Item]] = {}
     for category, uid, text in suite_items(synthesizer, definition, longest):
         reference = edge_silence(speak(normalize_text(text), engine, audio.sample_rate), audio)
         by_category.setdefault(category, []).append(Item(uid, text, reference, category))
     scored: dict[str, list[Scored]] = {}
     for category, items in by_category.items():
-        options = {**overrides, "split_sentences": False} if category == "long" else overrides
-        scored[category] = score(synthesizer, items, out, meters, progress, **options)
+        settings = (dataclasses.replace(synthesizer.settings, split_sentences=False) if category == "long"
+                    else synthesizer.settings)
+        scored[category] = score(synthesizer, items, out, meters, progress, settings)
     summary: dict[str, Any] = {"checkpoint_step": synthesizer.step, "suite": suite, "reference_voice": f"{engine} slt",
                                "longest_training_tokens": longest,
                                "categories": {c: summarize(s) for c, s in scored.items()},
                                "overall": summarize([s for group in scored.values() for s in group])}
     if use_asr:
-        one_word = scored["one_word"]
+        one_word = [s.ours for s in scored["one_word"] if s.ours is not None]
         summary["categories"]["one_word"]["recognized"] = round(
-            sum(s.ours.word_errors == 0 for s in one_word) / len(one_word), 3)
-        long = {row.row["id"]: row for row in scored["long"]}
-        summary["long_cer"] = {f"{m}x": round(long[f"long-{m}x"].ours.cer, 4) for m in LONG_MULTIPLES}
-        summary["long_reference_cer"] = {f"{m}x": round(long[f"long-{m}x"].ceiling.cer, 4) for m in LONG_MULTIPLES}
+            sum(counts.word_errors == 0 for counts in one_word) / len(one_word), 3)
+        long = {s.row["id"]: (s.ours, s.ceiling) for s in scored["long"] if s.ours and s.ceiling}
+        summary["long_cer"] = {f"{m}x": round(long[f"long-{m}x"][0].cer, 4) for m in LONG_MULTIPLES}
+        summary["long_reference_cer"] = {f"{m}x": round(long[f"long-{m}x"][1].cer, 4) for m in LONG_MULTIPLES}
     summary["seconds"] = round(time.perf_counter() - start, 1)
     write_tables([s.row for group in scored.values() for s in group], summary, out)
     (out / "categories.md").write_text(category_table(summary))

@@ -14,6 +14,7 @@ suite's long unsplit sentences at 1×, 2× and 3× the longest training utteranc
 
 from __future__ import annotations
 
+import argparse
 import hashlib
 import json
 from dataclasses import dataclass
@@ -22,6 +23,7 @@ from typing import Any
 
 from tts import checkpoint
 from tts.commands.evaluate import evaluate
+from tts.commands.options import add_device, device, positive_int
 from tts.commands.report import read_metrics
 from tts.commands.robustness import LONG_MULTIPLES, run_suite
 from tts.config import load_config
@@ -160,3 +162,30 @@ def length_figure(rows: list[dict], path: Path) -> None:
              if "long_cer" in row.get("suite", {})}
     save_figure(figure_of_lines(list(LONG_MULTIPLES), lines, "length (x the longest training utterance)", "CER",
                                 "Reading long unsplit sentences"), path)
+
+
+def register(sub: argparse._SubParsersAction) -> None:
+    p = sub.add_parser("study", help="train one model per variant (e.g. per attention mechanism) and compare them")
+    p.add_argument("--config", required=True)
+    p.add_argument("--data", required=True, help="corpus root")
+    p.add_argument("--out", required=True, help="study folder (one experiment per variant, study.json, study.md)")
+    p.add_argument("--steps", type=positive_int, required=True, help="training steps of every variant")
+    p.add_argument("--kinds", nargs="+", help="one variant per attention mechanism")
+    p.add_argument("--variant", nargs="+", help="NAME[:key=value,key=value] (config overrides)")
+    p.add_argument("--eval-limit", type=positive_int, default=100, help="test utterances to evaluate")
+    p.add_argument("--no-suite", action="store_true", help="skip the robustness suite")
+    p.add_argument("--no-asr", action="store_true")
+    p.add_argument("--no-mos", action="store_true")
+    add_device(p)
+    p.set_defaults(func=run)
+
+
+def run(args: argparse.Namespace) -> None:
+    if (args.kinds is None) == (args.variant is None):
+        raise TTSError("give the variants to compare: --kinds K1 K2 ... or --variant NAME[:key=value,...] ...")
+    variants = ([Variant.parse(v) for v in args.variant] if args.variant
+                else attention_variants(args.kinds, load_config(args.config).model.name))
+    result = run_study(args.config, args.data, args.out, variants, args.steps, args.eval_limit, not args.no_suite,
+                       not args.no_asr, not args.no_mos, device(args))
+    print(Path(args.out, "study.md").read_text())
+    print(f"{len(result['rows'])} variants: {args.out}/study.json")

@@ -8,13 +8,17 @@ the real previous frames (teacher-forced low, free-running high; ``text_reliance
 
 from __future__ import annotations
 
+import argparse
 import dataclasses
+import json
 from itertools import accumulate
 from pathlib import Path
 
 import torch
 
+from tts import checkpoint
 from tts.checkpoint import LoadedModel
+from tts.commands.options import add_checkpoint, add_device, add_split, device, non_negative_int
 from tts.data import FeatureDataset, batch_loader, feature_dir, read_metadata, require_corpus
 from tts.errors import TTSError
 from tts.metrics import ErrorCounts, Recognizer, error_counts
@@ -43,7 +47,7 @@ def validate_checkpoint(loaded: LoadedModel, data_root: str | Path, split: str =
     batches = tqdm(loader, desc="validate", unit="batch", disable=not progress)
     n_examples = 0  # the batches the recognizer needs, no more
     if asr_utterances > 0:
-        sizes = list(accumulate(len(b) for b in loader.batch_sampler))
+        sizes = list(accumulate(len(b) for b in loader.batches))
         n_examples = next((k + 1 for k, total in enumerate(sizes) if total >= asr_utterances), len(sizes))
     symbols = Tokenizer.for_config(config.text, loaded.inventory).ids_to_symbols
     metrics, examples = teacher_forced_metrics(model, TTSLoss(config.loss), batches, loaded.step, device,
@@ -51,7 +55,7 @@ def validate_checkpoint(loaded: LoadedModel, data_root: str | Path, split: str =
     summary = {"checkpoint_step": loaded.step, "split": split, "utterances": len(dataset),
                **{k: round(v, 6) for k, v in metrics.items()}}
     if asr_utterances > 0:
-        vocoder = GriffinLim(config.audio, config.inference.griffin_lim_iters).to(device)
+        vocoder = GriffinLim(config.audio, config.inference.griffin_lim).to(device)
         summary.update(_teacher_forced_error_rates(vocoder, root, examples, asr_utterances, progress))
     return summary
 
@@ -71,3 +75,19 @@ def _teacher_forced_error_rates(vocoder: GriffinLim, root: Path, examples: list,
         total = total + error_counts(texts[uid], recognizer(wav, vocoder.audio.sample_rate))
     return {"asr_utterances": len(items), "teacher_forced_wer": round(total.wer, 4),
             "teacher_forced_cer": round(total.cer, 4)}
+
+
+def register(sub: argparse._SubParsersAction) -> None:
+    p = sub.add_parser("validate", help="teacher-forced losses, attention and text reliance of a checkpoint")
+    add_checkpoint(p)
+    add_split(p, "val", "corpus root with computed features")
+    p.add_argument("--asr", type=non_negative_int, default=0, metavar="N",
+                   help="also the WER of N utterances' teacher-forced speech (needs the eval extra)")
+    add_device(p)
+    p.set_defaults(func=run)
+
+
+def run(args: argparse.Namespace) -> None:
+    chosen = device(args)
+    loaded = checkpoint.load(args.checkpoint, chosen)
+    print(json.dumps(validate_checkpoint(loaded, args.data, args.split, args.limit, args.asr, device=chosen), indent=1))

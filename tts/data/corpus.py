@@ -26,7 +26,7 @@ class Utterance:
     text: str
     normalized: str
 
-    def wav_path(self, root: Path) -> Path:
+    def wav_path(self, root: str | Path) -> Path:
         return Path(root) / "wavs" / f"{self.id}.wav"
 
 
@@ -52,7 +52,8 @@ def read_metadata(root: str | Path) -> list[Utterance]:
         line_no = path.read_bytes()[: exc.start].count(b"\n") + 1
         raise TTSError(f"{path}:{line_no}: not UTF-8 text ({exc.reason} at byte {exc.start}); "
                        f"convert the file to UTF-8") from None
-    utterances, seen = [], {}
+    utterances: list[Utterance] = []
+    seen: dict[str, int] = {}
     for line_no, line in enumerate(lines, 1):
         if not line.strip():
             continue

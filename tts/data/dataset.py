@@ -236,6 +236,12 @@ class StopSafeLoader(DataLoader):
     per epoch, so without this a kill that lands while the next epoch's workers start, before
     they ignore it, took the run down; CI saw it.)"""
 
+    @property
+    def batches(self) -> EpochBatchSampler:
+        """The loader's batch sampler (every loader here has an :class:`EpochBatchSampler`)."""
+        assert isinstance(self.batch_sampler, EpochBatchSampler)
+        return self.batch_sampler
+
     def __iter__(self):
         held = signal.pthread_sigmask(signal.SIG_BLOCK, STOP_SIGNALS)
         try:

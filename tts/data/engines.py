@@ -8,13 +8,14 @@ import shutil
 import subprocess
 import tempfile
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 
 from tts.audio import load_wav, peak_normalize, trim_silence
 from tts.errors import TTSError
 
-ENGINES = {
+ENGINES: dict[str, dict[str, Any]] = {
     "festival": {"binary": "text2wave", "packages": ["festival", "festvox-us-slt-hts"]},
     "flite": {"binary": "flite", "packages": ["flite"]},
 }

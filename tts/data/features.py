@@ -53,7 +53,7 @@ def feature_settings(audio: AudioConfig, text: TextConfig) -> dict[str, Any]:
     """The settings that determine the cached features."""
     from tts.text import SymbolInventory
 
-    text_settings = {"mode": text.mode, "add_eos": text.add_eos}
+    text_settings: dict[str, Any] = {"mode": text.mode, "add_eos": text.add_eos}
     if text.add_bos:
         text_settings["add_bos"] = True
     if text.lexicon:  # its content, not its name, changes the ids
@@ -151,7 +151,8 @@ def _process(utt: Utterance) -> _Result:
     np.save(w["out"] / "mels" / f"{utt.id}.npy", mel.astype(np.float16))
     np.save(w["out"] / "ids" / f"{utt.id}.npy", np.asarray(tokens.ids, dtype=np.int16))
     return _Result(utt.id, True, n_frames=n_frames, n_tokens=len(tokens.ids), seconds=len(wav) / sr,
-                   normalized=tokens.normalized, mel_sum=mel.sum(axis=1), mel_sq_sum=(mel.astype(np.float64) ** 2).sum(axis=1))
+                   normalized=tokens.normalized, mel_sum=mel.sum(axis=1),
+                   mel_sq_sum=(mel.astype(np.float64) ** 2).sum(axis=1))
 
 
 def utterance_key(utt: Utterance, root: Path, data: DataConfig) -> str:
@@ -179,6 +180,15 @@ def _cached_results(out: Path) -> dict[str, _Result]:
         entry = json.loads(line)
         results[entry["id"]] = _Result(entry["id"], False, entry["reason"], entry["key"])
     return results
+
+
+def sum_of(arrays: list[np.ndarray | None]) -> np.ndarray:
+    """The sum of per-utterance arrays, added one after the other (every one must be set)."""
+    total = np.zeros_like(arrays[0])
+    for array in arrays:
+        assert array is not None
+        total = total + array
+    return total
 
 
 def compute_features(root: str | Path, config: ExperimentConfig, num_workers: int = 2,
@@ -237,8 +247,8 @@ def _write_outputs(out: Path, results: list[_Result], audio: AudioConfig) -> Non
     frames = np.array([r.n_frames for r in kept])
     tokens = np.array([r.n_tokens for r in kept])
     total = frames.sum()
-    mean = sum(r.mel_sum for r in kept) / total
-    var = sum(r.mel_sq_sum for r in kept) / total - mean.astype(np.float64) ** 2
+    mean = sum_of([r.mel_sum for r in kept]) / total
+    var = sum_of([r.mel_sq_sum for r in kept]) / total - mean.astype(np.float64) ** 2
     stats = {
         "utterances": len(kept), "rejected": len(rejected), "hours": round(sum(r.seconds for r in kept) / 3600, 4),
         "frames_per_utterance": _summary(frames), "tokens_per_utterance": _summary(tokens),

@@ -85,7 +85,7 @@ def speech_steps(mel: np.ndarray, reduction_factor: int = 1, top_db: float = 40.
     steps = -(-len(speech) // reduction_factor)
     padded = np.zeros(steps * reduction_factor, dtype=bool)
     padded[: len(speech)] = speech
-    return padded.reshape(steps, reduction_factor).any(axis=1)
+    return np.asarray(padded.reshape(steps, reduction_factor).any(axis=1))
 
 
 def attention_report(alignment: np.ndarray, step_limit_hit: bool = False, symbols: Sequence[str] | None = None,
@@ -164,5 +164,5 @@ def most_diagonal_head(heads: np.ndarray) -> tuple[int, int]:
         for head in range(heads.shape[1]):
             report = attention_report(heads[layer, head])
             scores[layer, head] = report.focus_rate * max(report.diagonal_correlation, 0.0)
-    layer, head = np.unravel_index(int(scores.argmax()), scores.shape)
-    return int(layer), int(head)
+    best = np.unravel_index(int(scores.argmax()), scores.shape)
+    return int(best[0]), int(best[1])

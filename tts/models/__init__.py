@@ -1,5 +1,5 @@
 """Acoustic models behind one interface: ``forward(batch) -> ModelOutput``,
-``inference(ids, lengths, **overrides) -> InferenceOutput`` (the shared decoding driver)."""
+``inference(ids, lengths, settings) -> InferenceOutput`` (the shared decoding driver)."""
 
 from tts.models.decoding import AutoregressiveTTS, StepAttention, decode
 from tts.models.outputs import InferenceOutput, ModelOutput

@@ -18,9 +18,9 @@ from typing import Any
 import torch
 from torch import nn
 
-from tts.config import AudioConfig, InferenceConfig, with_overrides
+from tts.config import AudioConfig, InferenceConfig
 from tts.errors import TTSError
-from tts.models.layers import sequence_mask
+from tts.models.layers import Postnet, sequence_mask
 from tts.models.outputs import InferenceOutput
 
 
@@ -35,11 +35,9 @@ class StepAttention:
 
 class AutoregressiveTTS(nn.Module):
     """Base class: ``forward(batch) → ModelOutput`` is the model's own (teacher forcing);
-    ``inference(ids, lengths, **overrides) → InferenceOutput`` is :func:`decode` for every model."""
+    ``inference(ids, lengths, settings) → InferenceOutput`` is :func:`decode` for every model."""
 
-    mel_head: nn.Module    # decoder hidden (…, D) → max_r · n_mels frames
-    stop_head: nn.Module   # decoder hidden (…, D) → 1 stop logit
-    postnet: nn.Module     # (mel (B, n_mels, T_mel), mask (B, T_mel) | None) → residual
+    postnet: Postnet       # (mel (B, n_mels, T_mel), mask (B, T_mel) | None) → residual
     mask_padding = True    # False: the postnet runs over padded frames too (as NVIDIA/tacotron2)
 
     def __init__(self, n_symbols: int, audio: AudioConfig | None, reduction_factor: int, max_reduction_factor: int,
@@ -52,6 +50,23 @@ class AutoregressiveTTS(nn.Module):
         self.max_r = max(reduction_factor, max_reduction_factor)
 
     # ------------------------------------------------------------------ what a model supplies
+    @property
+    def mel_head(self) -> nn.Module:
+        """Decoder hidden ``(…, D)`` → ``max_r · n_mels`` frames: a module the model assigns
+        (``self.mel_head = nn.Linear(...)``), or a property that names one of its layers."""
+        return self._assigned("mel_head")
+
+    @property
+    def stop_head(self) -> nn.Module:
+        """Decoder hidden ``(…, D)`` → 1 stop logit (assigned, or a property, as :attr:`mel_head`)."""
+        return self._assigned("stop_head")
+
+    def _assigned(self, name: str) -> nn.Module:
+        module = self._modules.get(name)
+        if module is None:
+            raise NotImplementedError(f"{type(self).__name__} assigns no {name}")
+        return module
+
     def encode_tokens(self, ids: torch.Tensor, mask: torch.Tensor) -> torch.Tensor:
         """ids ``(B, T_text)``, mask ``(B, T_text)`` → memory ``(B, T_text, D)``."""
         raise NotImplementedError
@@ -79,8 +94,9 @@ class AutoregressiveTTS(nn.Module):
     def schedule(self, step: int) -> None:
         """Tell every submodule with a training schedule (e.g. hard attention's temperature) the step."""
         for module in self.modules():
-            if module is not self and callable(getattr(module, "schedule", None)):
-                module.schedule(step)
+            schedule = getattr(module, "schedule", None)
+            if module is not self and callable(schedule):
+                schedule(step)
 
     # ------------------------------------------------------------------ shared
     @property
@@ -130,12 +146,10 @@ class AutoregressiveTTS(nn.Module):
 
     @torch.no_grad()
     def inference(self, ids: torch.Tensor, lengths: torch.Tensor | None = None,
-                  settings: InferenceConfig | None = None, last_token: torch.Tensor | None = None,
-                  **overrides: Any) -> InferenceOutput:
-        """Batched free-running synthesis (:func:`decode`); ``overrides`` replace fields of
-        ``settings`` (default: :class:`InferenceConfig`), e.g. ``max_decoder_steps=500``."""
-        settings = with_overrides(settings or InferenceConfig(), "inference", **overrides)
-        return decode(self, ids, lengths, settings, last_token)
+                  settings: InferenceConfig | None = None, last_token: torch.Tensor | None = None) -> InferenceOutput:
+        """Batched free-running synthesis (:func:`decode`) with ``settings`` (default:
+        :class:`InferenceConfig`'s defaults), used as given."""
+        return decode(self, ids, lengths, settings or InferenceConfig(), last_token)
 
 
 class StopTracker:

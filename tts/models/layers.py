@@ -2,9 +2,27 @@
 
 from __future__ import annotations
 
+from typing import Literal, overload
+
 import torch
 from torch import nn
 from torch.nn import functional as F
+
+from tts.config.model import PostnetConfig
+
+#: the gain names of ``nn.init.calculate_gain`` that Xavier initialization uses here
+Gain = Literal["linear", "tanh", "relu", "sigmoid"]
+
+
+def xavier_uniform(roles: list[tuple[nn.Module | torch.Tensor, Gain]]) -> None:
+    """NVIDIA/tacotron2's ``LinearNorm`` / ``ConvNorm`` initialization: Xavier-uniform weights, each
+    layer with the gain of the non-linearity it feeds; biases keep PyTorch's initialization."""
+    with torch.no_grad():
+        for module, gain in roles:
+            assert isinstance(module, nn.Module)
+            weight = module.weight
+            assert isinstance(weight, torch.Tensor)
+            nn.init.xavier_uniform_(weight, gain=nn.init.calculate_gain(gain))
 
 
 def sequence_mask(lengths: torch.Tensor, max_len: int | None = None) -> torch.Tensor:
@@ -13,6 +31,10 @@ def sequence_mask(lengths: torch.Tensor, max_len: int | None = None) -> torch.Te
     return torch.arange(max_len, device=lengths.device)[None] < lengths[:, None]
 
 
+@overload
+def decoder_steps(n_frames: int, r: int) -> int: ...
+@overload
+def decoder_steps(n_frames: torch.Tensor, r: int) -> torch.Tensor: ...
 def decoder_steps(n_frames: int | torch.Tensor, r: int) -> int | torch.Tensor:
     """Decoder steps that produce ``n_frames`` mel frames at ``r`` frames per step (the last step may
     hold padding): ``ceil(n_frames / r)``, for an int or a tensor of lengths."""
@@ -59,12 +81,18 @@ class Prenet(nn.Module):
 class Postnet(nn.Module):
     """N conv blocks (tanh except the last) predicting a residual for the mel: ``(B, n_mels, T)``."""
 
-    def __init__(self, n_mels: int, channels: int, kernel_size: int, layers: int, dropout: float):
+    def __init__(self, n_mels: int, config: PostnetConfig):
         super().__init__()
-        dims = [n_mels] + [channels] * (layers - 1) + [n_mels]
+        layers = config.layers
+        dims = [n_mels] + [config.channels] * (layers - 1) + [n_mels]
         self.blocks = nn.ModuleList(
-            ConvBlock(a, b, kernel_size, dropout, "tanh" if i < layers - 1 else "none")
+            ConvBlock(a, b, config.kernel_size, config.dropout, "tanh" if i < layers - 1 else "none")
             for i, (a, b) in enumerate(zip(dims[:-1], dims[1:])))
+
+    def xavier_initialization(self) -> None:
+        """NVIDIA/tacotron2's: tanh gains, the last (linear) block's gain 1."""
+        last = len(self.blocks) - 1
+        xavier_uniform([(block.conv, "linear" if i == last else "tanh") for i, block in enumerate(self.blocks)])
 
     def forward(self, mel: torch.Tensor, mask: torch.Tensor | None) -> torch.Tensor:
         """mel ``(B, n_mels, T)``; mask ``(B, T)``, or None to run over padded frames too."""

@@ -12,11 +12,14 @@ CPU without ``torch.compile`` (README, "What to expect").
 from __future__ import annotations
 
 import copy
+from typing import TypeVar
 
 import torch
 from torch import nn
 
 from tts.models.recurrent import lstm_bias, lstm_update
+
+M = TypeVar("M", bound=nn.Module)
 
 
 def quantize_rows(matrix: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
@@ -35,6 +38,10 @@ class Int8Product(nn.Module):
     and oneDNN's quantized linear on the weight prepacked for it, 1.5-2x faster than ``_int_mm``
     at 16 rows.
     """
+
+    weight_int8: torch.Tensor
+    weight_scale: torch.Tensor
+    bias: torch.Tensor | None
 
     FEW_ROWS = 4
 
@@ -55,10 +62,10 @@ class Int8Product(nn.Module):
             out = products * scale if self.bias is None else torch.addcmul(self.bias, products, scale)
         else:
             low, high = (float(v) for v in torch.aminmax(rows))
-            scale = max(max(high, 0.0) - min(low, 0.0), 1e-8) / 255.0
-            zero_point = int(round(-min(low, 0.0) / scale))
-            quantized = torch.clamp(torch.round(rows / scale) + zero_point, 0, 255).to(torch.uint8)
-            out = torch.ops.onednn.qlinear_pointwise(quantized, scale, zero_point, self.packed, self.weight_scale,
+            step = max(max(high, 0.0) - min(low, 0.0), 1e-8) / 255.0
+            zero_point = int(round(-min(low, 0.0) / step))
+            quantized = torch.clamp(torch.round(rows / step) + zero_point, 0, 255).to(torch.uint8)
+            out = torch.ops.onednn.qlinear_pointwise(quantized, step, zero_point, self.packed, self.weight_scale,
                                                      self.zero_points, self.bias, 1.0, 0, torch.float32,
                                                      "none", [], "")
         return out.reshape(*x.shape[:-1], out.shape[-1])
@@ -81,7 +88,7 @@ class Int8LSTMCell(nn.Module):
         return lstm_update(self.product(torch.cat([x, state[0]], dim=1)), state[1])
 
 
-def quantize_int8(model: nn.Module) -> nn.Module:
+def quantize_int8(model: M) -> M:
     """A CPU copy of ``model`` in eval mode with every ``nn.Linear`` and ``nn.LSTMCell`` on int8 weights."""
     model = copy.deepcopy(model).cpu().eval()
     for parent in list(model.modules()):

@@ -45,12 +45,12 @@ class _Anchor(torch.autograd.Function):
     (the autograd engine waits for every consumer) and turns their records into ``∂L/∂W``."""
 
     @staticmethod
-    def forward(ctx, weight: torch.Tensor, shared: "SharedWeight") -> torch.Tensor:  # type: ignore[override]
+    def forward(ctx, weight: torch.Tensor, shared: "SharedWeight") -> torch.Tensor:
         ctx.shared = shared
         return weight.new_zeros(())
 
     @staticmethod
-    def backward(ctx, _: torch.Tensor) -> tuple[torch.Tensor | None, None]:  # type: ignore[override]
+    def backward(ctx, _: torch.Tensor) -> tuple[torch.Tensor | None, None]:
         return ctx.shared.gradient(), None
 
 
@@ -59,13 +59,13 @@ class _StepProduct(torch.autograd.Function):
     ``∂L/∂x`` and records ``(x, ∂L/∂y)`` for the weight's gradient."""
 
     @staticmethod
-    def forward(ctx, x: torch.Tensor, anchor: torch.Tensor, shared: "SharedWeight") -> torch.Tensor:  # type: ignore[override]
+    def forward(ctx, x: torch.Tensor, anchor: torch.Tensor, shared: "SharedWeight") -> torch.Tensor:
         ctx.shared = shared
         ctx.save_for_backward(x)
         return shared.product(x.to(shared.dtype))
 
     @staticmethod
-    def backward(ctx, grad: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor, None]:  # type: ignore[override]
+    def backward(ctx, grad: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor, None]:
         (x,) = ctx.saved_tensors
         shared = ctx.shared
         grad = grad.to(shared.dtype)

@@ -8,6 +8,8 @@ decoder LSTM → r mel frames + a stop logit; a postnet adds a residual to the w
 from __future__ import annotations
 
 import math
+from dataclasses import dataclass
+from typing import Callable
 
 import torch
 from torch import nn
@@ -15,9 +17,9 @@ from torch.nn import functional as F
 from torch.nn.utils.rnn import pack_padded_sequence, pad_packed_sequence
 
 from tts.config import AudioConfig, Tacotron2Config
-from tts.models.attention import build_attention
+from tts.models.attention import AttentionState, build_attention
 from tts.models.decoding import AutoregressiveTTS, StepAttention
-from tts.models.layers import ConvBlock, Postnet, Prenet, zoneout
+from tts.models.layers import ConvBlock, Gain, Postnet, Prenet, xavier_uniform, zoneout
 from tts.models.outputs import ModelOutput
 from tts.models.recurrent import lstm_bias, lstm_step, lstm_update, step_product
 from tts.models.registry import register_model
@@ -35,7 +37,17 @@ class Encoder(nn.Module):
                                    for a, b in zip(dims[:-1], dims[1:]))
         self.lstm = nn.LSTM(dims[-1], c.encoder_lstm_dim // 2, batch_first=True, bidirectional=True)
 
+    def xavier_initialization(self) -> None:
+        """NVIDIA/tacotron2's: Xavier-uniform convolutions (ReLU gain) and embeddings uniform in
+        ±√3·√(2 / (n_symbols + dim)); the LSTM and BatchNorm keep PyTorch's."""
+        xavier_uniform([(conv.conv, "relu") for conv in self.convs])
+        with torch.no_grad():
+            embedding = self.embedding.weight
+            bound = math.sqrt(3.0) * math.sqrt(2.0 / (embedding.shape[0] + embedding.shape[1]))
+            embedding.uniform_(-bound, bound)
+
     def forward(self, ids: torch.Tensor, mask: torch.Tensor) -> torch.Tensor:
+        """ids ``(B, T_text)``, mask ``(B, T_text)`` → memory ``(B, T_text, encoder_lstm_dim)``."""
         lengths = mask.sum(dim=1)
         x = self.embedding(ids).transpose(1, 2)
         for conv in self.convs:
@@ -43,6 +55,23 @@ class Encoder(nn.Module):
         packed = pack_padded_sequence(x.transpose(1, 2), lengths.cpu(), batch_first=True, enforce_sorted=False)
         memory, _ = pad_packed_sequence(self.lstm(packed)[0], batch_first=True, total_length=ids.shape[1])
         return memory
+
+
+LSTMState = tuple[torch.Tensor, torch.Tensor]
+LSTMStep = Callable[[torch.Tensor, LSTMState], LSTMState]
+
+
+@dataclass
+class DecoderState:
+    """The decoder between steps: each LSTM's ``(h, c)`` (``(B, H_att)``, ``(B, H_dec)``), the last
+    context ``(B, D_enc)``, the attention's state, and the LSTM steps :meth:`Decoder.step` runs
+    (None in the teacher-forced loop, which runs its own products)."""
+
+    attention_rnn: LSTMState
+    decoder_rnn: LSTMState
+    context: torch.Tensor
+    attention: AttentionState
+    cells: tuple[LSTMStep, LSTMStep] | None
 
 
 class Decoder(nn.Module):
@@ -60,31 +89,36 @@ class Decoder(nn.Module):
         self.mel_proj = nn.Linear(c.decoder_rnn_dim + memory_dim, n_mels * max_r)
         self.stop_proj = nn.Linear(c.decoder_rnn_dim + memory_dim, 1)
 
-    def init_state(self, memory: torch.Tensor, mask: torch.Tensor, step_cells: bool = True) -> dict:
+    def xavier_initialization(self) -> None:
+        """NVIDIA/tacotron2's: Xavier-uniform prenet and frame projection (gain 1), stop projection
+        (sigmoid gain) and the attention's own layers; the LSTMs keep PyTorch's."""
+        roles: list[tuple[nn.Module | torch.Tensor, Gain]] = [(layer, "linear") for layer in self.prenet.layers]
+        xavier_uniform(roles + [(self.mel_proj, "linear"), (self.stop_proj, "sigmoid")])
+        self.attention.xavier_initialization()
+
+    def init_state(self, memory: torch.Tensor, mask: torch.Tensor, step_cells: bool = True) -> DecoderState:
         """The state before the first step; ``step_cells=False`` leaves out the LSTM steps that
         :meth:`step` uses (the teacher-forced loop runs its own products)."""
         batch = memory.shape[0]
         zeros = memory.new_zeros
         att_dim, dec_dim = self.attention_rnn.hidden_size, self.decoder_rnn.hidden_size
         cells = (lstm_step(self.attention_rnn, batch), lstm_step(self.decoder_rnn, batch)) if step_cells else None
-        return {"attention_rnn": (zeros(batch, att_dim), zeros(batch, att_dim)),
-                "decoder_rnn": (zeros(batch, dec_dim), zeros(batch, dec_dim)),
-                "context": zeros(batch, memory.shape[2]),
-                "attention": self.attention.init_state(memory, mask), "cells": cells}
+        return DecoderState((zeros(batch, att_dim), zeros(batch, att_dim)), (zeros(batch, dec_dim), zeros(batch, dec_dim)),
+                            zeros(batch, memory.shape[2]), self.attention.init_state(memory, mask), cells)
 
-    def step(self, prenet_out: torch.Tensor, state: dict,
-             window: torch.Tensor | None = None) -> tuple[torch.Tensor, torch.Tensor, dict]:
+    def step(self, prenet_out: torch.Tensor, state: DecoderState,
+             window: torch.Tensor | None = None) -> tuple[torch.Tensor, torch.Tensor, DecoderState]:
         """One decoder step: prenet output ``(B, P)`` → hidden ``(B, D_dec + D_enc)``, weights ``(B, T_text)``."""
-        attention_rnn, decoder_rnn = state["cells"]
-        att_hc = attention_rnn(torch.cat([prenet_out, state["context"]], dim=-1), state["attention_rnn"])
-        att_h, att_c = zoneout(att_hc, state["attention_rnn"], self.zoneout, self.training)
+        assert state.cells is not None, "a state made with step_cells=False cannot be stepped"
+        attention_rnn, decoder_rnn = state.cells
+        att_hc = attention_rnn(torch.cat([prenet_out, state.context], dim=-1), state.attention_rnn)
+        att_h, att_c = zoneout(att_hc, state.attention_rnn, self.zoneout, self.training)
         att_h = self.rnn_dropout(att_h)
-        context, weights, att_state = self.attention(att_h, state["attention"], window)
-        dec_hc = decoder_rnn(torch.cat([att_h, context], dim=-1), state["decoder_rnn"])
-        dec_h, dec_c = zoneout(dec_hc, state["decoder_rnn"], self.zoneout, self.training)
+        context, weights, att_state = self.attention(att_h, state.attention, window)
+        dec_hc = decoder_rnn(torch.cat([att_h, context], dim=-1), state.decoder_rnn)
+        dec_h, dec_c = zoneout(dec_hc, state.decoder_rnn, self.zoneout, self.training)
         dec_h = self.rnn_dropout(dec_h)
-        new_state = {"attention_rnn": (att_h, att_c), "decoder_rnn": (dec_h, dec_c),
-                     "context": context, "attention": att_state, "cells": state["cells"]}
+        new_state = DecoderState((att_h, att_c), (dec_h, dec_c), context, att_state, state.cells)
         return torch.cat([dec_h, context], dim=-1), weights, new_state
 
     def forward(self, memory: torch.Tensor, mask: torch.Tensor,
@@ -107,7 +141,7 @@ class Decoder(nn.Module):
         prenet_weight, context_weight = rnn.weight_ih.split([prenet_out.shape[2], memory.shape[2]], dim=1)
         prenet_gates = F.linear(prenet_out, prenet_weight, lstm_bias(rnn)).unbind(1)  # T_steps × (B, 4 H_att)
         from_context, from_hidden = step_product(context_weight, batch), step_product(rnn.weight_hh, batch)
-        (h, c), context, attention_state = state["attention_rnn"], state["context"], state["attention"]
+        (h, c), context, attention_state = state.attention_rnn, state.context, state.attention
         queries, contexts, alignments = [], [], []
         for t in range(steps):
             hc = lstm_update(prenet_gates[t] + from_context(context) + from_hidden(h), c)
@@ -122,7 +156,7 @@ class Decoder(nn.Module):
         input_gates = F.linear(torch.cat([torch.stack(queries, dim=1), contexts_all], dim=-1),
                                rnn.weight_ih, lstm_bias(rnn)).unbind(1)   # T_steps × (B, 4 H_dec)
         from_hidden = step_product(rnn.weight_hh, batch)
-        h, c = state["decoder_rnn"]
+        h, c = state.decoder_rnn
         hidden = []
         for t in range(steps):
             hc = lstm_update(input_gates[t] + from_hidden(h), c)
@@ -142,32 +176,15 @@ class Tacotron2(AutoregressiveTTS):
         self.config, self.mask_padding = config, config.mask_padding
         self.encoder = Encoder(n_symbols, config)
         self.decoder = Decoder(self.n_mels, config, self.max_r)
-        self.postnet = Postnet(self.n_mels, config.postnet_channels, config.postnet_kernel_size,
-                               config.postnet_layers, config.postnet_dropout)
+        self.postnet = Postnet(self.n_mels, config.postnet)
         if config.initialization == "xavier":
             self.xavier_initialization()
 
     def xavier_initialization(self) -> None:
-        """NVIDIA/tacotron2's initialization: Xavier-uniform weights with the gain of the
-        non-linearity each layer feeds (biases, LSTMs and BatchNorm keep PyTorch's), and embeddings
-        uniform in ±√3·√(2 / (n_symbols + dim))."""
-        gain = nn.init.calculate_gain
-        attention = self.decoder.attention
-        roles = [(conv.conv, "relu") for conv in self.encoder.convs]
-        roles += [(block.conv, "tanh") for block in self.postnet.blocks[:-1]] + [(self.postnet.blocks[-1].conv, "linear")]
-        roles += [(layer, "linear") for layer in self.decoder.prenet.layers]
-        roles += [(self.decoder.mel_proj, "linear"), (self.decoder.stop_proj, "sigmoid")]
-        for name, role in (("query_layer", "tanh"), ("memory_layer", "tanh"), ("v", "linear")):
-            if isinstance(getattr(attention, name, None), nn.Linear):
-                roles.append((getattr(attention, name), role))
-        if hasattr(attention, "location_layer"):
-            roles += [(attention.location_layer.conv, "linear"), (attention.location_layer.dense, "tanh")]
-        with torch.no_grad():
-            for module, role in roles:
-                nn.init.xavier_uniform_(module.weight, gain=gain(role))
-            embedding = self.encoder.embedding.weight
-            bound = math.sqrt(3.0) * math.sqrt(2.0 / (embedding.shape[0] + embedding.shape[1]))
-            embedding.uniform_(-bound, bound)
+        """NVIDIA/tacotron2's initialization, each part its own (:meth:`Encoder.xavier_initialization`, ...)."""
+        self.encoder.xavier_initialization()
+        self.decoder.xavier_initialization()
+        self.postnet.xavier_initialization()
 
     @property
     def attention_name(self) -> str:
@@ -184,11 +201,11 @@ class Tacotron2(AutoregressiveTTS):
     def encode_tokens(self, ids: torch.Tensor, mask: torch.Tensor) -> torch.Tensor:
         return self.encoder(ids, mask)
 
-    def init_decoder(self, memory: torch.Tensor, mask: torch.Tensor) -> dict:
+    def init_decoder(self, memory: torch.Tensor, mask: torch.Tensor) -> DecoderState:
         return self.decoder.init_state(memory, mask)
 
-    def decoder_step(self, frame: torch.Tensor, state: dict,
-                     window: torch.Tensor | None) -> tuple[torch.Tensor, StepAttention, dict]:
+    def decoder_step(self, frame: torch.Tensor, state: DecoderState,
+                     window: torch.Tensor | None) -> tuple[torch.Tensor, StepAttention, DecoderState]:
         hidden, weights, state = self.decoder.step(self.decoder.prenet(frame), state, window)
         return hidden, StepAttention(weights), state
 

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass, field
+from typing import Callable, cast
 
 import torch
 from torch import nn
@@ -26,6 +27,8 @@ from tts.models.registry import register_model
 
 class ScaledPositionalEncoding(nn.Module):
     """``x + α · PE`` with a trainable scalar α; the sinusoid table grows on demand."""
+
+    table: torch.Tensor
 
     def __init__(self, d_model: int, alpha: float = 1.0, dropout: float = 0.1, initial_length: int = 1024):
         super().__init__()
@@ -124,7 +127,8 @@ class DecoderLayer(nn.Module):
         self.ffn = FeedForward(c.d_model, c.ffn_dim, c.dropout)
         self.res1, self.res2, self.res3 = (_Residual(c.d_model, c.dropout, c.norm_first) for _ in range(3))
 
-    def forward(self, x: torch.Tensor, self_kv: tuple[torch.Tensor, torch.Tensor], self_mask: torch.Tensor | None,
+    def forward(self, x: torch.Tensor, self_kv: Callable[[torch.Tensor], tuple[torch.Tensor, torch.Tensor]],
+                self_mask: torch.Tensor | None,
                 memory_kv: tuple[torch.Tensor, torch.Tensor], memory_mask: torch.Tensor
                 ) -> tuple[torch.Tensor, torch.Tensor]:
         """x ``(B, T_q, d)`` → ``(B, T_q, d)`` and cross-attention weights ``(B, H, T_q, T_text)``."""
@@ -179,10 +183,9 @@ class TransformerTTS(AutoregressiveTTS):
         self.decoder_norm = nn.LayerNorm(c.d_model) if c.norm_first else nn.Identity()
         self.mel_linear = nn.Linear(c.d_model, self.n_mels * self.max_r)
         self.stop_linear = nn.Linear(c.d_model, 1)
-        self.postnet = Postnet(self.n_mels, c.postnet_channels, c.postnet_kernel_size, c.postnet_layers,
-                               c.postnet_dropout)
+        self.postnet = Postnet(self.n_mels, c.postnet)
         layers = c.decoder_layers
-        self.guided = [((l + layers) % layers, h) for l, h in c.guided_heads]
+        self.guided = [((layer + layers) % layers, h) for layer, h in c.guided_heads]
         if any(not 0 <= h < c.heads for _, h in self.guided):
             raise TTSError(f"guided_heads {c.guided_heads} name a head outside 0..{c.heads - 1}")
 
@@ -192,8 +195,14 @@ class TransformerTTS(AutoregressiveTTS):
 
     def diagnostics(self) -> dict[str, float]:
         """The positional encodings' trainable scales."""
-        return {f"alpha/{name}": float(self.get_submodule(name).alpha.detach())
-                for name in ("encoder_position", "decoder_position")}
+        return {f"alpha/{name}": float(position.alpha.detach())
+                for name, position in (("encoder_position", self.encoder_position),
+                                       ("decoder_position", self.decoder_position))}
+
+    @property
+    def decoder_stack(self) -> list[DecoderLayer]:
+        """The decoder layers, typed."""
+        return [cast(DecoderLayer, layer) for layer in self.decoder_layers]
 
     @property
     def mel_head(self) -> nn.Module:
@@ -205,7 +214,7 @@ class TransformerTTS(AutoregressiveTTS):
 
     def guided_mean(self, heads: torch.Tensor) -> torch.Tensor:
         """Mean of the guided heads: ``(B, L, H, ...) → (B, ...)``."""
-        return torch.stack([heads[:, l, h] for l, h in self.guided], dim=1).mean(dim=1)
+        return torch.stack([heads[:, layer, h] for layer, h in self.guided], dim=1).mean(dim=1)
 
     # ------------------------------------------------------------------ encoder
     def encode_tokens(self, ids: torch.Tensor, mask: torch.Tensor) -> torch.Tensor:
@@ -221,7 +230,7 @@ class TransformerTTS(AutoregressiveTTS):
 
     def memory_kv(self, memory: torch.Tensor) -> list[tuple[torch.Tensor, torch.Tensor]]:
         """Cross-attention keys/values of every decoder layer, computed once per utterance."""
-        return [layer.cross_attention.project(memory) for layer in self.decoder_layers]
+        return [layer.cross_attention.project(memory) for layer in self.decoder_stack]
 
     # ------------------------------------------------------------------ teacher forcing
     def forward(self, batch) -> ModelOutput:
@@ -232,7 +241,7 @@ class TransformerTTS(AutoregressiveTTS):
         causal = torch.ones(steps, steps, dtype=torch.bool, device=x.device).tril()[None, None]
         memory_mask = mask[:, None, None, :]
         heads = []
-        for layer, kv in zip(self.decoder_layers, self.memory_kv(memory)):
+        for layer, kv in zip(self.decoder_stack, self.memory_kv(memory)):
             x, weights = layer(x, layer.self_attention.project, causal, kv, memory_mask)
             heads.append(weights)
         hidden = self.decoder_norm(x)
@@ -260,12 +269,13 @@ class TransformerTTS(AutoregressiveTTS):
             x = self.decoder_position(torch.cat(state.inputs, dim=1))
             cross_mask = torch.cat(state.windows, dim=2)                       # (B, 1, t + 1, T_text)
         heads = []
-        for i, (layer, kv) in enumerate(zip(self.decoder_layers, state.memory_kv)):
+        for i, (layer, kv) in enumerate(zip(self.decoder_stack, state.memory_kv)):
             if self.kv_cache:
-                def self_kv(h: torch.Tensor, i: int = i, layer: DecoderLayer = layer):
+                def self_kv(h: torch.Tensor, i: int = i, layer: DecoderLayer = layer) -> tuple[torch.Tensor, torch.Tensor]:
                     k, v = layer.self_attention.project(h)
-                    if state.caches[i] is not None:
-                        k, v = torch.cat([state.caches[i][0], k], dim=2), torch.cat([state.caches[i][1], v], dim=2)
+                    cached = state.caches[i]
+                    if cached is not None:
+                        k, v = torch.cat([cached[0], k], dim=2), torch.cat([cached[1], v], dim=2)
                     state.caches[i] = (k, v)
                     return k, v
                 x, weights = layer(x, self_kv, None, kv, cross_mask)

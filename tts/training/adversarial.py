@@ -12,8 +12,7 @@ from torch import nn
 from torch.nn.utils.parametrizations import weight_norm
 
 from tts.config import AdversarialConfig
-from tts.vocoders.hifigan import (discriminator_loss, discriminator_stack, feature_matching_loss,
-                                  generator_adversarial_loss)
+from tts.vocoders.hifigan import discriminator_loss, discriminator_stack, feature_matching_loss, generator_adversarial_loss
 
 __all__ = ["MelDiscriminator", "MelAdversary", "matching_segments"]
 

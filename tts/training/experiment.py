@@ -17,7 +17,7 @@ import random
 import re
 import socket
 from pathlib import Path
-from typing import Any
+from typing import Any, TextIO
 
 import numpy as np
 import torch
@@ -27,11 +27,19 @@ from tts.errors import TTSError
 _STEP_RE = re.compile(r"checkpoint_(\d+)\.pt$")
 
 
+def checkpoint_step(path: Path) -> int:
+    """The step in a periodic checkpoint's name (``checkpoint_00001000.pt`` → 1000)."""
+    match = _STEP_RE.search(path.name)
+    if match is None:
+        raise ValueError(f"{path.name} is not a periodic checkpoint's name")
+    return int(match.group(1))
+
+
 def rng_state() -> dict[str, Any]:
     """Python, numpy and torch RNG states in a ``weights_only``-loadable form."""
-    kind, keys, pos, has_gauss, cached = np.random.get_state()
+    kind, keys, pos, has_gauss, cached = np.random.get_state(legacy=True)
     state = {"python": random.getstate(), "torch": torch.get_rng_state(),
-             "numpy": [kind, torch.from_numpy(keys.astype(np.int64)), pos, has_gauss, cached]}
+             "numpy": [kind, torch.from_numpy(np.asarray(keys).astype(np.int64)), pos, has_gauss, cached]}
     if torch.cuda.is_available():
         state["cuda"] = torch.cuda.get_rng_state_all()
     return state
@@ -56,7 +64,7 @@ class ExperimentFolder:
     def __init__(self, folder: str | Path, keep_last: int = 3):
         self.folder = Path(folder)
         self.keep_last = keep_last
-        self._lock_file = None
+        self._lock_file: TextIO | None = None
         self._created = False
 
     # ------------------------------------------------------------------ ownership
@@ -105,7 +113,7 @@ class ExperimentFolder:
         return self.folder / "best.pt"
 
     def all(self) -> list[Path]:
-        return sorted(self.folder.glob("checkpoint_*.pt"), key=lambda p: int(_STEP_RE.search(p.name).group(1)))
+        return sorted(self.folder.glob("checkpoint_*.pt"), key=checkpoint_step)
 
     def latest(self) -> Path | None:
         found = self.all()

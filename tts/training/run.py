@@ -21,16 +21,20 @@ import threading
 import time
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any, Generic
 
 import torch
 import torch.distributed as dist
 
 from tts import checkpoint
-from tts.config import ExperimentConfig, VocoderExperimentConfig, save_config
+from tts.config import save_config
+from tts.config.experiment import Config
 from tts.devices import resolve_device
 from tts.errors import Interrupted, TTSError
 from tts.training.experiment import ExperimentFolder, rng_state, set_rng_state
+
+if TYPE_CHECKING:
+    from torch.utils.tensorboard import SummaryWriter
 
 log = logging.getLogger("tts.train")
 
@@ -52,12 +56,13 @@ def distributed_env() -> tuple[int, int, int]:
     return int(os.environ.get("RANK", "0")), world, int(os.environ.get("LOCAL_RANK", "0"))
 
 
-class TrainingRun:
+class TrainingRun(Generic[Config]):
     """The shared machinery; ``fit()`` trains until ``train.max_steps``."""
 
-    def __init__(self, config: ExperimentConfig | VocoderExperimentConfig, exp_dir: str | Path,
+    def __init__(self, config: Config, exp_dir: str | Path,
                  device: str | None = None, progress: bool = True):
-        self.config, self.exp_dir, self.progress = config, Path(exp_dir), progress
+        self.config: Config = config
+        self.exp_dir, self.progress = Path(exp_dir), progress
         self.rank, self.world_size, local_rank = distributed_env()
         self.device = torch.device(resolve_device(device) if device else
                                    (f"cuda:{local_rank}" if torch.cuda.is_available() else "cpu"))
@@ -69,7 +74,8 @@ class TrainingRun:
         self.amp_dtype = self._amp_dtype()
         self.folder = ExperimentFolder(self.exp_dir, config.train.keep_last)
         self.state = TrainState()
-        self.writer = self._log_handler = None
+        self._writer: SummaryWriter | None = None
+        self._log_handler: logging.FileHandler | None = None
         self._clock = (time.perf_counter(), 0.0)
 
     # ------------------------------------------------------------------ hooks
@@ -132,6 +138,13 @@ class TrainingRun:
             raise
         self._clock = (time.perf_counter(), self.state.train_seconds)
 
+    @property
+    def writer(self) -> SummaryWriter:
+        """The run's TensorBoard writer (the main process's, once its folder is prepared)."""
+        if self._writer is None:
+            raise RuntimeError("the experiment folder is not prepared: no TensorBoard writer yet")
+        return self._writer
+
     def _prepare_exp_dir(self) -> None:
         from torch.utils.tensorboard import SummaryWriter
 
@@ -140,14 +153,14 @@ class TrainingRun:
         handler.setFormatter(logging.Formatter("%(asctime)s %(levelname)s %(message)s"))
         log.addHandler(handler)
         log.setLevel(logging.INFO)
-        self.writer = SummaryWriter(str(self.exp_dir / "tensorboard"), purge_step=self.state.step + 1)
+        self._writer = SummaryWriter(str(self.exp_dir / "tensorboard"), purge_step=self.state.step + 1)
         self._describe()
 
     def _close(self, discard: bool = False) -> None:
         """Let go of the folder: TensorBoard writer, train.log handler, lock (``discard``: and the
         folder itself if this run created it and wrote nothing into it)."""
-        if self.writer is not None:
-            self.writer.close()
+        if self._writer is not None:
+            self._writer.close()
         if self._log_handler is not None:
             log.removeHandler(self._log_handler)
             self._log_handler.close()
@@ -182,11 +195,12 @@ class TrainingRun:
             raise TTSError(f"--resume: no checkpoint_*.pt in {self.exp_dir}")
         contents = checkpoint.read(path, self.device)
         self._check_compatible(contents)
-        if contents.training is None:
+        training = contents.training
+        if training is None:
             raise TTSError(f"{path} has no training state (a stripped release checkpoint?); use train.warm_start")
         self._load_training(contents)
-        self.state = TrainState(**contents.training["state"])
-        set_rng_state(contents.training["rng"])
+        self.state = TrainState(**training["state"])
+        set_rng_state(training["rng"])
         if self.is_main:
             self.folder.truncate_log(self.state.step)
         log.info("resumed from %s at step %d (epoch %d, batch %d)", path, self.state.step, self.state.epoch,
@@ -309,7 +323,7 @@ class TrainingRun:
             return True
         return False
 
-    def _record_train(self, record: dict[str, float]) -> None:
+    def _record_train(self, record: dict[str, float | int]) -> None:
         """One training record into metrics.jsonl and TensorBoard (main process)."""
         self.folder.log({"step": self.state.step, **record})
         for key, value in record.items():

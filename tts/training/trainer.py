@@ -35,7 +35,7 @@ from tts.vocoders import GriffinLim
 __all__ = ["Trainer", "TrainState"]
 
 
-class Trainer(TrainingRun):
+class Trainer(TrainingRun[ExperimentConfig]):
     """``Trainer(config, data_root, exp_dir).fit()``; ``resume=True`` continues from the latest checkpoint."""
 
     def __init__(self, config: ExperimentConfig, data_root: str | Path, exp_dir: str | Path,
@@ -115,8 +115,8 @@ class Trainer(TrainingRun):
                 self.adversary.ddp = DistributedDataParallel(self.adversary.discriminator, device_ids=ids)
 
     def _describe(self) -> None:
-        self.renderer = ValidationRenderer(self.exp_dir, self.tokenizer, GriffinLim(self.config.audio).to(self.device),
-                                           self.writer)
+        vocoder = GriffinLim(self.config.audio, self.config.inference.griffin_lim).to(self.device)
+        self.renderer = ValidationRenderer(self.exp_dir, self.tokenizer, vocoder, self.writer)
         n_params = sum(p.numel() for p in self.model.parameters())
         n_trainable = sum(p.numel() for p in self.model.parameters() if p.requires_grad)
         extra = f", {n_trainable / 1e6:.2f}M trained" if n_trainable < n_params else ""
@@ -137,7 +137,7 @@ class Trainer(TrainingRun):
 
     def _load_training(self, contents: checkpoint.CheckpointContents) -> None:
         self.model.load_state_dict(contents.weights)
-        training = contents.training
+        training = contents.training_state()
         self.optimizer.load_state_dict(training["optimizer"])
         self.scheduler.load_state_dict(training["scheduler"])
         self.scaler.load_state_dict(training["scaler"])
@@ -150,10 +150,11 @@ class Trainer(TrainingRun):
     def _check_compatible(self, contents: checkpoint.CheckpointContents) -> None:
         if contents.kind != "acoustic":
             raise TTSError(f"{contents.path} is a vocoder checkpoint; resume it with 'tts train-vocoder'")
-        if contents.inventory.symbols != self.inventory.symbols:
+        config, inventory = contents.acoustic()
+        if inventory.symbols != self.inventory.symbols:
             raise TTSError(f"{contents.path} was trained with a different symbol inventory; use train.warm_start "
                            f"with train.ignore_layers=[encoder.embedding] instead of resuming")
-        theirs, ours = contents.config.model, self.config.model
+        theirs, ours = config.model, self.config.model
         if theirs.name == ours.name:  # r may follow a schedule; the writer records it with the frame head's size
             a, b = theirs.active, ours.active
             if max(a.reduction_factor, a.max_reduction_factor) == max(b.reduction_factor, b.max_reduction_factor):
@@ -167,8 +168,9 @@ class Trainer(TrainingRun):
         contents = checkpoint.read(path, self.device)
         if contents.kind != "acoustic":
             raise TTSError(f"warm start: {path} is a vocoder checkpoint; warm start from an acoustic model's")
-        if contents.config.model.name != self.config.model.name:
-            raise TTSError(f"warm start: {path} holds a {contents.config.model.name} model, this config trains "
+        theirs = contents.acoustic()[0].model.name
+        if theirs != self.config.model.name:
+            raise TTSError(f"warm start: {path} holds a {theirs} model, this config trains "
                            f"{self.config.model.name}; warm start from a checkpoint of the same model")
         ignore = tuple(self.config.train.ignore_layers)
         own = self.model.state_dict()
@@ -200,9 +202,9 @@ class Trainer(TrainingRun):
             self.model.set_reduction_factor(r)
             loader = batch_loader(self.train_set, self.config.data, r, max_frames, cfg.seed, shuffle=True,
                                   rank=self.rank, world_size=self.world_size)
-            loader.batch_sampler.set_epoch(self.state.epoch, skip=self.state.batch_in_epoch)
-            if self.state.batch_in_epoch == 0 and len(loader.batch_sampler) < cfg.grad_accum:
-                raise TTSError(f"an epoch holds {len(loader.batch_sampler)} batches per process, fewer than "
+            loader.batches.set_epoch(self.state.epoch, skip=self.state.batch_in_epoch)
+            if self.state.batch_in_epoch == 0 and len(loader.batches) < cfg.grad_accum:
+                raise TTSError(f"an epoch holds {len(loader.batches)} batches per process, fewer than "
                                f"train.grad_accum={cfg.grad_accum}: lower data.max_frames_per_batch or use fewer processes")
             accumulated, epoch_done = 0, True
             self._train_mode()
@@ -283,15 +285,15 @@ class Trainer(TrainingRun):
         the updated discriminator, added to ``loss`` from ``loss.adversarial.start_step`` on. A
         non-finite discriminator loss or gradient leaves the discriminator as it was and makes
         ``loss`` NaN, so the whole step is skipped."""
-        c = self.config.loss.adversarial
+        c, adversary = self.config.loss.adversarial, self.adversary
+        assert adversary is not None, "only called with loss.adversarial on"
         real, fake = matching_segments(batch.mels, mel_after, batch.mel_lengths, c.segment_frames)
         with self._autocast():
-            d_loss = self.adversary.discriminator_loss(real, fake).float()
-        if self._update_module(d_loss, self.adversary.discriminator, self.adversary.scaler,
-                               self.adversary.optimizer) is None:
+            d_loss = adversary.discriminator_loss(real, fake).float()
+        if self._update_module(d_loss, adversary.discriminator, adversary.scaler, adversary.optimizer) is None:
             return {"discriminator": d_loss.detach(), "loss": loss * float("nan")}
         with self._autocast():
-            terms = {k: v.float() for k, v in self.adversary.generator_terms(real, fake).items()}
+            terms = {k: v.float() for k, v in adversary.generator_terms(real, fake).items()}
         if self.state.step >= c.start_step:
             loss = loss + c.weight * terms["adversarial"] + c.feature_matching_weight * terms["feature_matching"]
         return terms | {"discriminator": d_loss.detach(), "loss": loss}
@@ -320,7 +322,7 @@ class Trainer(TrainingRun):
             return
         step = self.state.step
         self._record_train({**{k: round(float(v), 6) for k, v in terms.items()}, "grad_norm": round(grad_norm, 4),
-                            "lr": self.scheduler.get_last_lr()[0], "frames_per_s": round(fps, 1), "r": r,
+                            "lr": float(self.scheduler.get_last_lr()[0]), "frames_per_s": round(fps, 1), "r": r,
                             "sampling_probability": round(sampling_probability(self.config.train.scheduled_sampling,
                                                                                step), 4),
                             "nan_steps": self.state.nan_total})
@@ -342,5 +344,6 @@ class Trainer(TrainingRun):
                                                    self.tokenizer.ids_to_symbols)
         if self.is_main:
             self._record_validation(metrics, metrics["loss"])
+            assert self.renderer is not None, "the main process renders"
             self.renderer(self.model, examples, self.state.step, metrics["loss"])
         return metrics["loss"]

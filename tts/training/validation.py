@@ -18,8 +18,10 @@ from typing import Callable, ContextManager, Iterable
 import torch
 
 from tts.audio import save_wav
+from tts.config import InferenceConfig
 from tts.data import Batch
 from tts.metrics import attention_report, speech_steps
+from tts.models.decoding import AutoregressiveTTS
 from tts.models.layers import decoder_steps
 from tts.models.outputs import ModelOutput
 from tts.plots import alignment_figure, figure_to_array, save_figure
@@ -31,7 +33,7 @@ log = logging.getLogger("tts.train")
 
 
 @torch.no_grad()
-def teacher_forced_metrics(model: torch.nn.Module, criterion: TTSLoss, batches: Iterable[Batch], step: int,
+def teacher_forced_metrics(model: AutoregressiveTTS, criterion: TTSLoss, batches: Iterable[Batch], step: int,
                            device: torch.device | str = "cpu",
                            autocast: Callable[[], ContextManager] = contextlib.nullcontext,
                            n_examples: int = 0, symbols: Callable[[list[int]], list[str]] | None = None,
@@ -97,7 +99,7 @@ class ValidationRenderer:
         self.exp_dir, self.tokenizer, self.vocoder, self.writer = exp_dir, tokenizer, vocoder, writer
 
     @torch.no_grad()
-    def __call__(self, model: torch.nn.Module, examples: list[tuple[Batch, ModelOutput]], step: int,
+    def __call__(self, model: AutoregressiveTTS, examples: list[tuple[Batch, ModelOutput]], step: int,
                  val_loss: float) -> None:
         r = model.reduction_factor
         sample_rate = self.vocoder.audio.sample_rate
@@ -115,7 +117,7 @@ class ValidationRenderer:
             self.writer.add_image(f"alignment/{uid}", figure_to_array(fig), step, dataformats="HWC")
             save_figure(fig, self.exp_dir / "plots" / f"step{step:08d}_{uid}.png")
             inference = model.inference(batch.ids[:1, :n_text], batch.text_lengths[:1],
-                                        max_decoder_steps=2 * n_steps + 10)
+                                        InferenceConfig(max_decoder_steps=2 * n_steps + 10))
             if not bool(torch.isfinite(inference.mel).all()):
                 log.warning("step %d: free-running synthesis of %s is not finite; no audio written", step, uid)
                 continue

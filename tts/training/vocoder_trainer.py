@@ -32,13 +32,13 @@ from tts.errors import TTSError
 from tts.training.run import TrainingRun, log
 from tts.training.teacher_forcing import teacher_forced_mels
 from tts.vocoders import build_discriminators, build_vocoder
-from tts.vocoders.hifigan import discriminator_loss, feature_matching_loss, generator_adversarial_loss
+from tts.vocoders.hifigan import HiFiGANGenerator, discriminator_loss, feature_matching_loss, generator_adversarial_loss
 
 
 class _Generating(nn.Module):
     """The generator's raw network as ``forward`` (what DistributedDataParallel calls)."""
 
-    def __init__(self, generator: nn.Module):
+    def __init__(self, generator: HiFiGANGenerator):
         super().__init__()
         self.generator = generator
 
@@ -54,7 +54,7 @@ def _check_train_section(train: TrainConfig) -> None:
         raise TTSError(f"train.{acoustic_only[0]} applies to acoustic models only: remove it from the vocoder config")
 
 
-class VocoderTrainer(TrainingRun):
+class VocoderTrainer(TrainingRun[VocoderExperimentConfig]):
     """``VocoderTrainer(config, data_root, exp_dir).fit()``; ``resume=True`` continues from the latest checkpoint."""
 
     def __init__(self, config: VocoderExperimentConfig, data_root: str | Path, exp_dir: str | Path,
@@ -76,12 +76,14 @@ class VocoderTrainer(TrainingRun):
                                       limit=v.n_val_utterances)
 
         torch.manual_seed(config.train.seed)
-        self.generator = build_vocoder(v, config.audio).to(self.device)
+        generator = build_vocoder(v, config.audio).to(self.device)
+        assert isinstance(generator, HiFiGANGenerator)  # the one trainable kind
+        self.generator = generator
         self.discriminators = build_discriminators(v).to(self.device)
         self.g_ddp: nn.Module = _Generating(self.generator)
         self.d_ddp: nn.Module = self.discriminators
-        self.optimizer_g = torch.optim.AdamW(self.generator.parameters(), v.lr, betas=tuple(v.betas))
-        self.optimizer_d = torch.optim.AdamW(self.discriminators.parameters(), v.lr, betas=tuple(v.betas))
+        self.optimizer_g = torch.optim.AdamW(self.generator.parameters(), v.lr, betas=(v.betas[0], v.betas[1]))
+        self.optimizer_d = torch.optim.AdamW(self.discriminators.parameters(), v.lr, betas=(v.betas[0], v.betas[1]))
         decay = lambda step: v.lr_decay ** (step // v.lr_decay_every)  # noqa: E731
         self.scheduler_g = torch.optim.lr_scheduler.LambdaLR(self.optimizer_g, decay)
         self.scheduler_d = torch.optim.lr_scheduler.LambdaLR(self.optimizer_d, decay)
@@ -115,7 +117,7 @@ class VocoderTrainer(TrainingRun):
                 "scaler_g": self.scaler_g.state_dict(), "scaler_d": self.scaler_d.state_dict()}
 
     def _load_training(self, contents: checkpoint.CheckpointContents) -> None:
-        training = contents.training
+        training = contents.training_state()
         self.generator.load_state_dict(contents.weights)
         self.discriminators.load_state_dict(training["discriminators"])
         for name in ("optimizer_g", "optimizer_d", "scheduler_g", "scheduler_d", "scaler_g", "scaler_d"):
@@ -125,7 +127,7 @@ class VocoderTrainer(TrainingRun):
         if contents.kind != "vocoder":
             raise TTSError(f"{contents.path} is an acoustic model checkpoint; {action} a vocoder from a "
                            f"checkpoint written by 'tts train-vocoder'")
-        theirs, ours = contents.config, self.config
+        theirs, ours = contents.vocoder_config(), self.config
         differing = [f"audio.{d}" for d in theirs.audio.mel_differences(ours.audio)]
         differing += [f"vocoder.{k}" for k in ("kind", "hifigan")
                       if getattr(theirs.vocoder, k) != getattr(ours.vocoder, k)]
@@ -156,7 +158,7 @@ class VocoderTrainer(TrainingRun):
         self._clock = (time.perf_counter(), self.state.train_seconds)
         while self.state.step < cfg.max_steps:
             loader = segment_loader(self.train_set, v.batch_size, v.num_workers, cfg.seed, self.rank, self.world_size)
-            loader.batch_sampler.set_epoch(self.state.epoch, skip=self.state.batch_in_epoch)
+            loader.batches.set_epoch(self.state.epoch, skip=self.state.batch_in_epoch)
             epoch_done = True
             self.g_ddp.train()
             self.d_ddp.train()
@@ -171,7 +173,7 @@ class VocoderTrainer(TrainingRun):
                 if self.is_main and (self.state.step % cfg.log_every == 0 or self.state.step == 1):
                     speed = window_audio / max(time.perf_counter() - window_start, 1e-9)
                     self._record_train({**{k: round(float(t), 6) for k, t in terms.items()},
-                                        "lr": self.scheduler_g.get_last_lr()[0],
+                                        "lr": float(self.scheduler_g.get_last_lr()[0]),
                                         "audio_seconds_per_s": round(speed, 2), "nan_steps": self.state.nan_total})
                     bar.set_postfix({k: f"{float(terms[k]):.3f}" for k in ("mel_l1", "generator", "discriminator")})
                     window_audio, window_start = 0.0, time.perf_counter()

@@ -6,7 +6,7 @@ from __future__ import annotations
 import torch
 from torch import nn
 
-from tts.config import MEL_FIELDS, AudioConfig, InferenceConfig
+from tts.config import MEL_FIELDS, AudioConfig
 from tts.errors import TTSError
 
 __all__ = ["MEL_FIELDS", "Vocoder"]
@@ -34,10 +34,6 @@ class Vocoder(nn.Module):
     def for_inference(self) -> "Vocoder":
         """This vocoder in eval mode, made as fast as it can be for inference (in place)."""
         return self.eval()
-
-    def options(self, settings: InferenceConfig) -> dict:
-        """Keyword arguments of :meth:`forward` that come from the inference settings."""
-        return {}
 
     def check_mel(self, mel: torch.Tensor) -> None:
         if mel.dim() != 3 or mel.shape[1] != self.audio.n_mels:

@@ -14,7 +14,7 @@ import torch
 from torch import nn
 
 from tts.audio.mel import STFT, mel_basis
-from tts.config import AudioConfig, InferenceConfig
+from tts.config import AudioConfig, GriffinLimConfig
 from tts.vocoders.base import Vocoder
 
 
@@ -29,19 +29,18 @@ class GriffinLim(Vocoder):
     ``T_wav = (T_mel - 1) · hop``; each item is peak-normalized to at most 0.95 on its own samples.
 
     Args:
-        audio: mel definition and the algorithm's momentum and magnitude power.
-        iterations: default number of phase updates (``forward(..., n_iter=)`` overrides it).
+        audio: the mel definition.
+        settings: iterations, momentum, lookahead, relaxation and magnitude power.
     """
 
-    def __init__(self, audio: AudioConfig | None = None, iterations: int = InferenceConfig.griffin_lim_iters):
+    basis_pinv: torch.Tensor
+
+    def __init__(self, audio: AudioConfig | None = None, settings: GriffinLimConfig | None = None):
         super().__init__(audio or AudioConfig())
         c = self.audio
-        self.iterations = iterations
+        self.settings = settings or GriffinLimConfig()
         self.stft = STFT(c.n_fft, c.hop_length, c.win_length)
         self.register_buffer("basis_pinv", torch.from_numpy(np.linalg.pinv(mel_basis(c))), persistent=False)
-
-    def options(self, settings: InferenceConfig) -> dict:
-        return {"n_iter": settings.griffin_lim_iters}
 
     def mel_to_magnitude(self, mel: torch.Tensor) -> torch.Tensor:
         """Log-mel ``(B, n_mels, T)`` → non-negative linear magnitude ``(B, F, T)`` (clamped pseudo-inverse)."""
@@ -57,18 +56,16 @@ class GriffinLim(Vocoder):
             c_n = t_n + α (t_n − t_{n−1})
             d_n = t_n + β (t_n − t_{n−1})
 
-        with α, β, γ the audio config's ``griffin_lim_momentum``, ``griffin_lim_lookahead`` and
-        ``griffin_lim_relaxation``; γ = 1 is fast Griffin-Lim. Starts from random phases (``seed``).
+        with α, β, γ the settings' ``momentum``, ``lookahead`` and ``relaxation``; γ = 1 is fast
+        Griffin-Lim. Starts from random phases (``seed``).
         """
-        n_iter = self.iterations if n_iter is None else n_iter
+        n_iter = self.settings.iterations if n_iter is None else n_iter
         length = (magnitude.shape[-1] - 1) * self.audio.hop_length
         min_frames = self.audio.n_fft // self.audio.hop_length + 2  # the reflect padding needs this many
         if magnitude.shape[-1] < min_frames:  # very short mels: pad with silence, cut afterwards
             padded = nn.functional.pad(magnitude, (0, min_frames - magnitude.shape[-1]))
             return self.reconstruct(padded, n_iter, seed)[..., :length]
-        alpha = self.audio.griffin_lim_momentum
-        beta = self.audio.griffin_lim_lookahead
-        gamma = self.audio.griffin_lim_relaxation
+        alpha, beta, gamma = self.settings.momentum, self.settings.lookahead, self.settings.relaxation
 
         def project(spec: torch.Tensor) -> torch.Tensor:
             return self.stft(self.stft.inverse(spec, length=length))
@@ -90,13 +87,12 @@ class GriffinLim(Vocoder):
         return self.stft.inverse(with_magnitude(estimate), length=length)
 
     @torch.no_grad()
-    def forward(self, mel: torch.Tensor, lengths: torch.Tensor | None = None,
-                n_iter: int | None = None) -> tuple[torch.Tensor, torch.Tensor]:
+    def forward(self, mel: torch.Tensor, lengths: torch.Tensor | None = None) -> tuple[torch.Tensor, torch.Tensor]:
         self.check_mel(mel)
         if lengths is None:
             lengths = torch.full((mel.shape[0],), mel.shape[2], dtype=torch.long, device=mel.device)
-        magnitude = self.mel_to_magnitude(mel) ** self.audio.griffin_lim_power
-        wav = self.reconstruct(magnitude, n_iter=n_iter)
+        magnitude = self.mel_to_magnitude(mel) ** self.settings.power
+        wav = self.reconstruct(magnitude)
         wav_lengths = self.frames_to_samples(lengths)
         wav = wav * (torch.arange(wav.shape[-1], device=wav.device)[None] < wav_lengths[:, None])
         if wav.shape[-1]:

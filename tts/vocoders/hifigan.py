@@ -88,8 +88,9 @@ class HiFiGANGenerator(Vocoder):
         """log-mel ``(B, n_mels, T)`` → waveform ``(B, 1, T · hop)`` in (-1, 1)."""
         x = self.conv_pre(mel)
         for up, blocks in zip(self.ups, self.resblocks):
+            assert isinstance(blocks, nn.ModuleList)
             x = up(F.leaky_relu(x, LRELU_SLOPE))
-            x = sum(block(x) for block in blocks) / len(blocks)
+            x = torch.stack([block(x) for block in blocks]).mean(dim=0)
         return torch.tanh(self.conv_post(F.leaky_relu(x)))
 
     def for_inference(self) -> "HiFiGANGenerator":
@@ -192,15 +193,15 @@ class Discriminators(nn.Module):
 
 def discriminator_loss(real: list, fake: list) -> torch.Tensor:
     """Least-squares GAN: ``Σ mean((1 − D(x))²) + mean(D(G(s))²)``."""
-    return sum(torch.mean((1 - r[0]) ** 2) + torch.mean(f[0] ** 2) for r, f in zip(real, fake))
+    return torch.stack([torch.mean((1 - r[0]) ** 2) + torch.mean(f[0] ** 2) for r, f in zip(real, fake)]).sum()
 
 
 def generator_adversarial_loss(fake: list) -> torch.Tensor:
     """``Σ mean((1 − D(G(s)))²)``."""
-    return sum(torch.mean((1 - f[0]) ** 2) for f in fake)
+    return torch.stack([torch.mean((1 - f[0]) ** 2) for f in fake]).sum()
 
 
 def feature_matching_loss(real: list, fake: list) -> torch.Tensor:
     """``Σ mean |D_l(x) − D_l(G(s))|`` over every layer of every sub-discriminator."""
-    return sum(torch.mean(torch.abs(r_map.detach() - f_map)) for r, f in zip(real, fake)
-               for r_map, f_map in zip(r[1], f[1]))
+    return torch.stack([torch.mean(torch.abs(r_map.detach() - f_map)) for r, f in zip(real, fake)
+                        for r_map, f_map in zip(r[1], f[1])]).sum()

@@ -10,29 +10,60 @@ Every mechanism is an ``nn.Module`` with
   the memory mask, narrowed by ``window`` ``(B, T_text)`` bool when the decoding driver
   constrains attention (windowed inference works the same way for every mechanism).
 
-``state`` is a ``dict[str, Tensor]``; the keys every mechanism keeps are ``memory``, ``mask``
-(the memory mask), ``weights`` (previous step) and ``cumulative`` (sum of all previous weights).
-A registry maps the config's names (:data:`tts.config.AttentionKind`) to classes.
+``state`` is an :class:`AttentionState`: the memory and its mask, the previous step's weights,
+their running sum, the memory's projection (computed once) and the mechanism's own tensors.
+A registry maps the config's names (:data:`tts.config.ATTENTION_KINDS`, the one list of names) to classes.
 """
 
 from __future__ import annotations
 
+import dataclasses
+from dataclasses import dataclass, field
 from typing import Callable
 
 import torch
 from torch import nn
 
-from tts.config import AttentionConfig, AttentionKind, choices
+from tts.config.attention import ATTENTION_KINDS, AttentionConfig
 from tts.errors import TTSError
+from tts.models.layers import Gain, xavier_uniform
 
-State = dict[str, torch.Tensor]
+#: a mechanism's own tensors in :attr:`AttentionState.extras`, by name
+Extras = dict[str, torch.Tensor]
+
+
+@dataclass
+class AttentionState:
+    """What one utterance's attention carries from step to step.
+
+    memory ``(B, T_text, D_m)`` and mask ``(B, T_text)`` bool; weights ``(B, T_text)`` of the
+    previous step and cumulative ``(B, T_text)``, their sum over all previous steps;
+    processed_memory ``(B, T_text, A)``, the memory's projection where the mechanism has one; extras,
+    the mechanism's own tensors (forward attention's transition probability ``(B, 1)``, GMM
+    attention's means ``(B, K)``)."""
+
+    memory: torch.Tensor
+    mask: torch.Tensor
+    weights: torch.Tensor
+    cumulative: torch.Tensor
+    processed_memory: torch.Tensor | None = None
+    extras: Extras = field(default_factory=dict)
+
+    @property
+    def projected(self) -> torch.Tensor:
+        """The memory's projection ``(B, T_text, A)`` (for mechanisms that compute one in ``precompute``)."""
+        if self.processed_memory is None:
+            raise RuntimeError("this attention mechanism computes no memory projection")
+        return self.processed_memory
+
+
 _REGISTRY: dict[str, type["Attention"]] = {}
 
 
 def register(name: str) -> Callable[[type["Attention"]], type["Attention"]]:
-    """Class decorator: the mechanism the config calls ``name`` (one of :data:`AttentionKind`)."""
-    if name not in choices(AttentionKind):
-        raise ValueError(f"attention '{name}' is not one of the config's AttentionKind names")
+    """Class decorator: the mechanism the config calls ``name`` (a key of :data:`ATTENTION_KINDS`)."""
+    if name not in ATTENTION_KINDS:
+        raise ValueError(f"attention '{name}' has no settings in tts.config.attention.ATTENTION_KINDS")
 
     def wrap(cls: type["Attention"]) -> type["Attention"]:
         _REGISTRY[name] = cls
@@ -49,6 +80,9 @@ def build_attention(config: AttentionConfig, query_dim: int, memory_dim: int) ->
     """Instantiate the mechanism named ``config.kind``."""
     if config.kind not in _REGISTRY:
         raise TTSError(f"unknown attention '{config.kind}' (choose one of {', '.join(available())})")
+    if not isinstance(config, ATTENTION_KINDS[config.kind]):
+        raise TTSError(f"attention '{config.kind}' takes {ATTENTION_KINDS[config.kind].__name__}, got "
+                       f"{type(config).__name__} (build it with tts.config.attention_config)")
     return _REGISTRY[config.kind](config, query_dim, memory_dim)
 
 
@@ -86,33 +120,45 @@ class Attention(nn.Module):
         self.config = config
         self.query_dim, self.memory_dim = query_dim, memory_dim
 
-    def init_state(self, memory: torch.Tensor, memory_mask: torch.Tensor) -> State:
+    def init_state(self, memory: torch.Tensor, memory_mask: torch.Tensor) -> AttentionState:
         if not bool(memory_mask.any(dim=1).all()):
             raise TTSError("attention mask hides every encoder step of some item (empty input?)")
         if self.monotonic or self.config.start_on_first_token:
             start = first_position(memory_mask)
         else:
             start = torch.zeros(memory_mask.shape, device=memory.device)
-        state = {"memory": memory, "mask": memory_mask, "weights": start, "cumulative": start.clone()}
-        state.update(self.precompute(memory))
-        return state
+        return AttentionState(memory, memory_mask, start, start.clone(), self.precompute(memory),
+                              self.initial_extras(memory))
 
-    def precompute(self, memory: torch.Tensor) -> State:
-        """Memory-only work done once per utterance (e.g. ``{"processed_memory": U·h}``)."""
+    def xavier_initialization(self) -> None:
+        """NVIDIA/tacotron2's initialization of this mechanism's layers (:meth:`xavier_roles`)."""
+        xavier_uniform(self.xavier_roles())
+
+    def xavier_roles(self) -> list[tuple[nn.Module | torch.Tensor, Gain]]:
+        """The layers NVIDIA's Xavier initialization covers, each with the gain of the non-linearity
+        it feeds; none by default."""
+        return []
+
+    def precompute(self, memory: torch.Tensor) -> torch.Tensor | None:
+        """Memory-only work done once per utterance: the memory's projection ``U·h`` ``(B, T_text, A)``, if any."""
+        return None
+
+    def initial_extras(self, memory: torch.Tensor) -> Extras:
+        """The mechanism's own tensors before the first step (none by default)."""
         return {}
 
-    def align(self, query: torch.Tensor, state: State, mask: torch.Tensor) -> tuple[torch.Tensor, State]:
-        """Weights ``(B, T_text)`` for this step, zero outside ``mask`` ``(B, T_text)``, and any
-        mechanism-specific state updates."""
+    def align(self, query: torch.Tensor, state: AttentionState,
+              mask: torch.Tensor) -> tuple[torch.Tensor, Extras]:
+        """Weights ``(B, T_text)`` for this step, zero outside ``mask`` ``(B, T_text)``, and the
+        mechanism's own tensors that change (merged into ``state.extras``)."""
         raise NotImplementedError
 
-    def forward(self, query: torch.Tensor, state: State,
-                window: torch.Tensor | None = None) -> tuple[torch.Tensor, torch.Tensor, State]:
-        mask = state["mask"] if window is None else state["mask"] & window
+    def forward(self, query: torch.Tensor, state: AttentionState,
+                window: torch.Tensor | None = None) -> tuple[torch.Tensor, torch.Tensor, AttentionState]:
+        mask = state.mask if window is None else state.mask & window
         weights, extra = self.align(query, state, mask)
-        context = torch.bmm(weights.unsqueeze(1), state["memory"]).squeeze(1)
-        new_state = dict(state)
-        new_state.update(extra)
-        new_state["weights"] = weights
-        new_state["cumulative"] = state["cumulative"] + weights
+        context = torch.bmm(weights.unsqueeze(1), state.memory).squeeze(1)
+        new_state = dataclasses.replace(state, weights=weights, cumulative=state.cumulative + weights,
+                                        extras={**state.extras, **extra} if extra else state.extras)
         return context, weights, new_state
+

@@ -5,8 +5,9 @@ from __future__ import annotations
 import torch
 from torch import nn
 
-from tts.config import AttentionConfig
-from tts.models.attention.base import Attention, State, masked_softmax, register
+from tts.config.attention import AttentionConfig
+from tts.models.attention.base import Attention, AttentionState, Extras, masked_softmax, register
+from tts.models.layers import Gain
 
 
 @register("content")
@@ -19,14 +20,17 @@ class ContentAttention(Attention):
         self.memory_layer = nn.Linear(memory_dim, config.attention_dim, bias=False)
         self.v = nn.Linear(config.attention_dim, 1, bias=False)
 
-    def precompute(self, memory: torch.Tensor) -> State:
-        return {"processed_memory": self.memory_layer(memory)}
+    def xavier_roles(self) -> list[tuple[nn.Module | torch.Tensor, Gain]]:
+        return [(self.query_layer, "tanh"), (self.memory_layer, "tanh"), (self.v, "linear")]
 
-    def energies(self, query: torch.Tensor, state: State) -> torch.Tensor:
+    def precompute(self, memory: torch.Tensor) -> torch.Tensor:
+        return self.memory_layer(memory)
+
+    def energies(self, query: torch.Tensor, state: AttentionState) -> torch.Tensor:
         """``(B, D_q) → (B, T_text)``."""
-        return self.v(torch.tanh(self.query_layer(query).unsqueeze(1) + state["processed_memory"])).squeeze(-1)
+        return self.v(torch.tanh(self.query_layer(query).unsqueeze(1) + state.projected)).squeeze(-1)
 
-    def align(self, query: torch.Tensor, state: State, mask: torch.Tensor) -> tuple[torch.Tensor, State]:
+    def align(self, query: torch.Tensor, state: AttentionState, mask: torch.Tensor) -> tuple[torch.Tensor, Extras]:
         return masked_softmax(self.energies(query, state), mask), {}
 
 
@@ -50,11 +54,11 @@ class _LuongMultiplicativeAttention(Attention):
             self.memory_layer = nn.Identity()
         self.scale = query_dim ** -0.5
 
-    def precompute(self, memory: torch.Tensor) -> State:
-        return {"processed_memory": self.memory_layer(memory)}
+    def precompute(self, memory: torch.Tensor) -> torch.Tensor:
+        return self.memory_layer(memory)
 
-    def align(self, query: torch.Tensor, state: State, mask: torch.Tensor) -> tuple[torch.Tensor, State]:
-        energies = torch.bmm(state["processed_memory"], query.unsqueeze(-1)).squeeze(-1) * self.scale
+    def align(self, query: torch.Tensor, state: AttentionState, mask: torch.Tensor) -> tuple[torch.Tensor, Extras]:
+        energies = torch.bmm(state.projected, query.unsqueeze(-1)).squeeze(-1) * self.scale
         return masked_softmax(energies, mask), {}
 
 

@@ -9,8 +9,8 @@ import torch
 from torch import nn
 from torch.nn import functional as F
 
-from tts.config import AttentionConfig
-from tts.models.attention.base import Attention, State, register, renormalize
+from tts.config.attention import HardAttentionConfig, LuongLocalConfig
+from tts.models.attention.base import Attention, AttentionState, Extras, register, renormalize
 from tts.models.attention.location import LocationAwareAttention
 
 
@@ -23,21 +23,23 @@ class _LuongLocalAttention(Attention):
 
     gaussian = False
 
-    def __init__(self, config: AttentionConfig, query_dim: int, memory_dim: int):
+    config: LuongLocalConfig
+
+    def __init__(self, config: LuongLocalConfig, query_dim: int, memory_dim: int):
         super().__init__(config, query_dim, memory_dim)
         self.memory_layer = nn.Linear(memory_dim, query_dim, bias=False)
         self.scale = query_dim ** -0.5
-        self.half_width = config.local_window
+        self.half_width = config.window
 
-    def precompute(self, memory: torch.Tensor) -> State:
-        return {"processed_memory": self.memory_layer(memory)}
+    def precompute(self, memory: torch.Tensor) -> torch.Tensor:
+        return self.memory_layer(memory)
 
-    def centre(self, query: torch.Tensor, state: State, mask: torch.Tensor) -> torch.Tensor:
+    def centre(self, query: torch.Tensor, state: AttentionState, mask: torch.Tensor) -> torch.Tensor:
         """p_t ``(B, 1)``, a (fractional) token position."""
         raise NotImplementedError
 
-    def align(self, query: torch.Tensor, state: State, mask: torch.Tensor) -> tuple[torch.Tensor, State]:
-        energies = torch.bmm(state["processed_memory"], query.unsqueeze(-1)).squeeze(-1) * self.scale
+    def align(self, query: torch.Tensor, state: AttentionState, mask: torch.Tensor) -> tuple[torch.Tensor, Extras]:
+        energies = torch.bmm(state.projected, query.unsqueeze(-1)).squeeze(-1) * self.scale
         centre = self.centre(query, state, mask)
         positions = torch.arange(mask.shape[1], device=mask.device, dtype=energies.dtype)[None]
         offset = positions - centre
@@ -57,13 +59,13 @@ class LuongLocalPAttention(_LuongLocalAttention):
 
     gaussian = True
 
-    def __init__(self, config: AttentionConfig, query_dim: int, memory_dim: int):
+    def __init__(self, config: LuongLocalConfig, query_dim: int, memory_dim: int):
         super().__init__(config, query_dim, memory_dim)
         self.position = nn.Sequential(nn.Linear(query_dim, config.attention_dim), nn.Tanh(),
                                       nn.Linear(config.attention_dim, 1, bias=False))
 
-    def centre(self, query: torch.Tensor, state: State, mask: torch.Tensor) -> torch.Tensor:
-        last = (state["mask"].sum(dim=1, keepdim=True) - 1).to(query.dtype)
+    def centre(self, query: torch.Tensor, state: AttentionState, mask: torch.Tensor) -> torch.Tensor:
+        last = (state.mask.sum(dim=1, keepdim=True) - 1).to(query.dtype)
         return last * torch.sigmoid(self.position(query))
 
 
@@ -76,8 +78,8 @@ class LuongLocalMAttention(_LuongLocalAttention):
 
     monotonic = True
 
-    def centre(self, query: torch.Tensor, state: State, mask: torch.Tensor) -> torch.Tensor:
-        return state["weights"].argmax(dim=1, keepdim=True).to(query.dtype)
+    def centre(self, query: torch.Tensor, state: AttentionState, mask: torch.Tensor) -> torch.Tensor:
+        return state.weights.argmax(dim=1, keepdim=True).to(query.dtype)
 
 
 @register("hard")
@@ -87,17 +89,19 @@ class HardAttention(LocationAwareAttention):
     gradient that of the soft sample at temperature τ, annealed by :meth:`schedule`); inference
     takes the argmax."""
 
-    def __init__(self, config: AttentionConfig, query_dim: int, memory_dim: int):
+    config: HardAttentionConfig
+
+    def __init__(self, config: HardAttentionConfig, query_dim: int, memory_dim: int):
         super().__init__(config, query_dim, memory_dim)
-        self.temperature = config.gumbel_temperature[0]
+        self.temperature = config.temperature[0]
 
     def schedule(self, step: int) -> None:
         """τ at a training step: exponential from the first to the second configured value."""
-        start, end = self.config.gumbel_temperature
-        progress = min(step / self.config.gumbel_anneal_steps, 1.0)
+        start, end = self.config.temperature
+        progress = min(step / self.config.anneal_steps, 1.0)
         self.temperature = start * math.exp(progress * math.log(end / start))
 
-    def align(self, query: torch.Tensor, state: State, mask: torch.Tensor) -> tuple[torch.Tensor, State]:
+    def align(self, query: torch.Tensor, state: AttentionState, mask: torch.Tensor) -> tuple[torch.Tensor, Extras]:
         logits = self.energies(query, state).masked_fill(~mask, float("-inf"))
         if self.training:
             uniform = torch.rand_like(logits).clamp(1e-10, 1.0 - 1e-7)

@@ -9,8 +9,9 @@ from __future__ import annotations
 import torch
 from torch import nn
 
-from tts.config import AttentionConfig
-from tts.models.attention.base import Attention, State, masked_softmax, register
+from tts.config.attention import LocationAttentionConfig
+from tts.models.attention.base import Attention, AttentionState, Extras, masked_softmax, register
+from tts.models.layers import Gain
 
 
 class LocationLayer(nn.Module):
@@ -32,32 +33,37 @@ class LocationAwareAttention(Attention):
     use_cumulative = True
     use_bias = False
 
-    def __init__(self, config: AttentionConfig, query_dim: int, memory_dim: int):
+    def __init__(self, config: LocationAttentionConfig, query_dim: int, memory_dim: int):
         super().__init__(config, query_dim, memory_dim)
         dim = config.attention_dim
         self.query_layer = nn.Linear(query_dim, dim, bias=False)
         self.memory_layer = nn.Linear(memory_dim, dim, bias=False) if self.use_content else None
-        self.location_layer = LocationLayer(2 if self.use_cumulative else 1, config.location_filters,
-                                            config.location_kernel, dim)
+        self.location_layer = LocationLayer(2 if self.use_cumulative else 1, config.filters, config.kernel, dim)
         self.bias = nn.Parameter(torch.zeros(dim)) if self.use_bias else None
         self.v = nn.Linear(dim, 1, bias=False)
 
-    def precompute(self, memory: torch.Tensor) -> State:
-        return {"processed_memory": self.memory_layer(memory)} if self.memory_layer is not None else {}
+    def xavier_roles(self) -> list[tuple[nn.Module | torch.Tensor, Gain]]:
+        roles: list[tuple[nn.Module | torch.Tensor, Gain]] = [(self.query_layer, "tanh"), (self.v, "linear"),
+                                              (self.location_layer.conv, "linear"),
+                                              (self.location_layer.dense, "tanh")]
+        return roles + ([(self.memory_layer, "tanh")] if self.memory_layer is not None else [])
 
-    def energies(self, query: torch.Tensor, state: State) -> torch.Tensor:
+    def precompute(self, memory: torch.Tensor) -> torch.Tensor:
+        return self.memory_layer(memory) if self.memory_layer is not None else {}
+
+    def energies(self, query: torch.Tensor, state: AttentionState) -> torch.Tensor:
         """``(B, D_q) → (B, T_text)``."""
-        weights = state["weights"].unsqueeze(1)
+        weights = state.weights.unsqueeze(1)
         if self.use_cumulative:
-            weights = torch.cat([weights, state["cumulative"].unsqueeze(1)], dim=1)
+            weights = torch.cat([weights, state.cumulative.unsqueeze(1)], dim=1)
         hidden = self.query_layer(query).unsqueeze(1) + self.location_layer(weights)
         if self.memory_layer is not None:
-            hidden = hidden + state["processed_memory"]
+            hidden = hidden + state.projected
         if self.bias is not None:
             hidden = hidden + self.bias
         return self.v(torch.tanh(hidden)).squeeze(-1)
 
-    def align(self, query: torch.Tensor, state: State, mask: torch.Tensor) -> tuple[torch.Tensor, State]:
+    def align(self, query: torch.Tensor, state: AttentionState, mask: torch.Tensor) -> tuple[torch.Tensor, Extras]:
         return masked_softmax(self.energies(query, state), mask), {}
 
 

@@ -9,8 +9,13 @@ import torch
 from torch import nn
 from torch.nn import functional as F
 
-from tts.config import AttentionConfig
-from tts.models.attention.base import Attention, State, masked_softmax, register, renormalize, shift_right
+from tts.config.attention import (
+    DynamicConvolutionConfig,
+    ForwardAttentionConfig,
+    GMMAttentionConfig,
+    StepwiseMonotonicConfig,
+)
+from tts.models.attention.base import Attention, AttentionState, Extras, masked_softmax, register, renormalize, shift_right
 from tts.models.attention.content import ContentAttention
 from tts.models.attention.location import LocationAwareAttention
 
@@ -28,25 +33,23 @@ class ForwardAttention(LocationAwareAttention):
     use_cumulative = False
     monotonic = True
 
-    def __init__(self, config: AttentionConfig, query_dim: int, memory_dim: int):
+    def __init__(self, config: ForwardAttentionConfig, query_dim: int, memory_dim: int):
         super().__init__(config, query_dim, memory_dim)
         self.transition_agent = (nn.Sequential(nn.Linear(query_dim + memory_dim, config.attention_dim), nn.Tanh(),
                                                nn.Linear(config.attention_dim, 1))
                                  if config.transition_agent else None)
 
-    def init_state(self, memory: torch.Tensor, memory_mask: torch.Tensor) -> State:
-        state = super().init_state(memory, memory_mask)
-        state["transition"] = torch.full((memory.shape[0], 1), 0.5, device=memory.device)
-        return state
+    def initial_extras(self, memory: torch.Tensor) -> Extras:
+        return {"transition": torch.full((memory.shape[0], 1), 0.5, device=memory.device)}
 
-    def align(self, query: torch.Tensor, state: State, mask: torch.Tensor) -> tuple[torch.Tensor, State]:
+    def align(self, query: torch.Tensor, state: AttentionState, mask: torch.Tensor) -> tuple[torch.Tensor, Extras]:
         y = masked_softmax(self.energies(query, state), mask)
-        u = state["transition"]
-        previous = state["weights"]
+        u = state.extras["transition"]
+        previous = state.weights
         weights = renormalize(((1 - u) * previous + u * shift_right(previous)) * y, mask)
-        extra: State = {}
+        extra: Extras = {}
         if self.transition_agent is not None:
-            context = torch.bmm(weights.unsqueeze(1), state["memory"]).squeeze(1)
+            context = torch.bmm(weights.unsqueeze(1), state.memory).squeeze(1)
             extra["transition"] = torch.sigmoid(self.transition_agent(torch.cat([context, query], dim=-1)))
         return weights, extra
 
@@ -62,28 +65,26 @@ class GMMAttention(Attention):
 
     monotonic = True
 
-    def __init__(self, config: AttentionConfig, query_dim: int, memory_dim: int):
+    def __init__(self, config: GMMAttentionConfig, query_dim: int, memory_dim: int):
         super().__init__(config, query_dim, memory_dim)
-        k = config.gmm_mixtures
+        k = config.mixtures
         self.k = k
-        self.mlp = nn.Sequential(nn.Linear(query_dim, config.attention_dim), nn.Tanh(),
-                                 nn.Linear(config.attention_dim, 3 * k))
+        output = nn.Linear(config.attention_dim, 3 * k)
         with torch.no_grad():  # start with small steps (Δ ≈ 0.3 tokens) and σ ≈ 1.5 tokens
-            self.mlp[2].bias[k:2 * k].fill_(math.log(math.expm1(0.3)))
-            self.mlp[2].bias[2 * k:].fill_(math.log(math.expm1(1.5)))
+            output.bias[k:2 * k].fill_(math.log(math.expm1(0.3)))
+            output.bias[2 * k:].fill_(math.log(math.expm1(1.5)))
+        self.mlp = nn.Sequential(nn.Linear(query_dim, config.attention_dim), nn.Tanh(), output)
 
-    def init_state(self, memory: torch.Tensor, memory_mask: torch.Tensor) -> State:
-        state = super().init_state(memory, memory_mask)
-        state["mu"] = torch.zeros(memory.shape[0], self.k, device=memory.device)
-        state["positions"] = torch.arange(memory.shape[1], device=memory.device, dtype=memory.dtype)
-        return state
+    def initial_extras(self, memory: torch.Tensor) -> Extras:
+        return {"mu": torch.zeros(memory.shape[0], self.k, device=memory.device)}
 
-    def align(self, query: torch.Tensor, state: State, mask: torch.Tensor) -> tuple[torch.Tensor, State]:
+    def align(self, query: torch.Tensor, state: AttentionState, mask: torch.Tensor) -> tuple[torch.Tensor, Extras]:
         w_hat, delta_hat, sigma_hat = self.mlp(query).chunk(3, dim=-1)
         mix = torch.softmax(w_hat, dim=-1).unsqueeze(-1)                       # (B, K, 1)
-        mu = state["mu"] + F.softplus(delta_hat)                               # (B, K)
+        mu = state.extras["mu"] + F.softplus(delta_hat)                               # (B, K)
         sigma = (F.softplus(sigma_hat) + 1e-3).unsqueeze(-1)                   # (B, K, 1)
-        centred = state["positions"].view(1, 1, -1) - mu.unsqueeze(-1)         # (B, K, T)
+        positions = torch.arange(mask.shape[1], device=mu.device, dtype=mu.dtype)
+        centred = positions.view(1, 1, -1) - mu.unsqueeze(-1)         # (B, K, T)
         mass = torch.sigmoid((centred + 0.5) / sigma) - torch.sigmoid((centred - 0.5) / sigma)
         weights = renormalize((mix * mass).sum(dim=1), mask)
         return weights, {"mu": mu}
@@ -110,28 +111,32 @@ class DynamicConvolutionAttention(Attention):
     memory enters only through the context, so nothing needs precomputing.
     """
 
+    prior_filter: torch.Tensor
+
     monotonic = True
 
-    def __init__(self, config: AttentionConfig, query_dim: int, memory_dim: int):
+    config: DynamicConvolutionConfig
+
+    def __init__(self, config: DynamicConvolutionConfig, query_dim: int, memory_dim: int):
         super().__init__(config, query_dim, memory_dim)
         c = config
-        self.static_conv = nn.Conv1d(1, c.dca_static_filters, c.dca_static_kernel,
-                                     padding=(c.dca_static_kernel - 1) // 2, bias=False)
-        self.static_dense = nn.Linear(c.dca_static_filters, c.attention_dim, bias=False)
+        self.static_conv = nn.Conv1d(1, c.static_filters, c.static_kernel,
+                                     padding=(c.static_kernel - 1) // 2, bias=False)
+        self.static_dense = nn.Linear(c.static_filters, c.attention_dim, bias=False)
         self.dynamic_filters = nn.Sequential(
-            nn.Linear(query_dim, c.dca_filter_hidden), nn.Tanh(),
-            nn.Linear(c.dca_filter_hidden, c.dca_dynamic_filters * c.dca_dynamic_kernel, bias=False))
-        self.dynamic_dense = nn.Linear(c.dca_dynamic_filters, c.attention_dim, bias=True)
+            nn.Linear(query_dim, c.filter_hidden), nn.Tanh(),
+            nn.Linear(c.filter_hidden, c.dynamic_filters * c.dynamic_kernel, bias=False))
+        self.dynamic_dense = nn.Linear(c.dynamic_filters, c.attention_dim, bias=True)
         self.v = nn.Linear(c.attention_dim, 1, bias=False)
-        prior = beta_binomial_prior(c.dca_prior_length, c.dca_prior_alpha, c.dca_prior_beta)
+        prior = beta_binomial_prior(c.prior_length, c.prior_alpha, c.prior_beta)
         self.register_buffer("prior_filter", prior.flip(0).view(1, 1, -1), persistent=False)
 
-    def align(self, query: torch.Tensor, state: State, mask: torch.Tensor) -> tuple[torch.Tensor, State]:
-        previous = state["weights"].unsqueeze(1)                                    # (B, 1, T)
+    def align(self, query: torch.Tensor, state: AttentionState, mask: torch.Tensor) -> tuple[torch.Tensor, Extras]:
+        previous = state.weights.unsqueeze(1)                                    # (B, 1, T)
         batch, _, steps = previous.shape
         static = self.static_dense(self.static_conv(previous).transpose(1, 2))     # (B, T, A)
-        kernel = self.config.dca_dynamic_kernel
-        filters = self.dynamic_filters(query).view(batch * self.config.dca_dynamic_filters, 1, kernel)
+        kernel = self.config.dynamic_kernel
+        filters = self.dynamic_filters(query).view(batch * self.config.dynamic_filters, 1, kernel)
         dynamic = F.conv1d(previous.view(1, batch, steps), filters, padding=(kernel - 1) // 2, groups=batch)
         dynamic = self.dynamic_dense(dynamic.view(batch, -1, steps).transpose(1, 2))  # (B, T, A)
         prior = F.conv1d(F.pad(previous, (self.prior_filter.shape[-1] - 1, 0)), self.prior_filter).squeeze(1)
@@ -150,12 +155,13 @@ class StepwiseMonotonicAttention(ContentAttention):
     """
 
     monotonic = True
+    config: StepwiseMonotonicConfig
 
-    def __init__(self, config: AttentionConfig, query_dim: int, memory_dim: int):
+    def __init__(self, config: StepwiseMonotonicConfig, query_dim: int, memory_dim: int):
         super().__init__(config, query_dim, memory_dim)
         self.energy_bias = nn.Parameter(torch.tensor(1.0))
 
-    def align(self, query: torch.Tensor, state: State, mask: torch.Tensor) -> tuple[torch.Tensor, State]:
+    def align(self, query: torch.Tensor, state: AttentionState, mask: torch.Tensor) -> tuple[torch.Tensor, Extras]:
         energies = self.energies(query, state) + self.energy_bias
         if self.training and self.config.sigmoid_noise > 0:
             energies = energies + self.config.sigmoid_noise * torch.randn_like(energies)
@@ -164,7 +170,7 @@ class StepwiseMonotonicAttention(ContentAttention):
             stay = (stay > 0.5).float()
         last = mask & ~F.pad(mask[:, 1:], (0, 1), value=False)  # last unmasked position of each row
         stay = torch.where(last | ~mask, torch.ones_like(stay), stay)
-        previous = state["weights"]
+        previous = state.weights
         weights = (previous * stay + shift_right(previous * (1 - stay))) * mask
         total = weights.sum(dim=-1, keepdim=True)
         # a window that excludes all of the previous mass (never with a window around its peak) restarts uniform

@@ -1,0 +1,153 @@
+"""Options that several commands share, declared once, and the checks of their values.
+
+Values are checked where they are declared (``type=``), so a bad one is a usage error (one
+``error:`` line, exit 2) before any work starts.
+"""
+
+from __future__ import annotations
+
+import argparse
+import math
+from pathlib import Path
+from typing import Any, Callable, TypeVar
+
+from tts.errors import TTSError
+
+T = TypeVar("T")
+
+
+def checked(parse: Callable[[str], T], valid: Callable[[T], bool], rule: str) -> Callable[[str], T]:
+    """An argparse ``type``: ``parse`` the text, and refuse it unless ``valid`` (``rule`` says what is)."""
+    def check(text: str) -> T:
+        try:
+            value = parse(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"must be {rule}, got {text!r}") from None
+        if not valid(value):  # NaN fails every comparison, so it is refused too
+            raise argparse.ArgumentTypeError(f"must be {rule}, got {text}")
+        return value
+
+    return check
+
+
+#: counts, sizes, steps
+positive_int = checked(int, lambda n: n >= 1, "at least 1")
+non_negative_int = checked(int, lambda n: n >= 0, "0 or more")
+#: durations, ratios
+positive_float = checked(float, lambda x: math.isfinite(x) and x > 0, "a finite number above 0")
+probability = checked(float, lambda x: 0.0 <= x <= 1.0, "a probability from 0 to 1")
+
+
+def int_pair(value: str) -> list[int]:
+    """``A,B``: two integers ≥ 0."""
+    try:
+        first, second = (int(v) for v in value.split(","))
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"wants two integers separated by a comma (e.g. 2,4), got '{value}'") from None
+    if first < 0 or second < 0:
+        raise argparse.ArgumentTypeError(f"wants two integers of 0 or more, got '{value}'")
+    return [first, second]
+
+
+def add_device(p: argparse.ArgumentParser, default: str | None = None) -> None:
+    p.add_argument("--device", default=default,
+                   help=f"cpu, cuda, cuda:1 ... (default: {default or 'cuda when available, else cpu'})")
+
+
+def add_checkpoint(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--checkpoint", help="acoustic model checkpoint (default: the bundled model)")
+
+
+def add_limit(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--limit", type=positive_int, help="only the first N utterances of the split")
+
+
+def add_threads(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--threads", type=positive_int, default=2, help="CPU threads (default 2)")
+
+
+def add_split(p: argparse.ArgumentParser, split: str, data_help: str, data_required: bool = True) -> None:
+    """A run over (the first N utterances of) a corpus split."""
+    p.add_argument("--data", required=data_required, help=data_help)
+    p.add_argument("--split", default=split, help=f"the corpus split (default {split})")
+    add_limit(p)
+
+
+#: inference flags → the :class:`~tts.config.InferenceConfig` key each sets
+INFERENCE_FLAGS = {"stop_threshold": "stop_threshold", "max_steps": "max_decoder_steps",
+                   "max_frames_per_token": "max_frames_per_token", "attention_window": "attention_window",
+                   "gl_iters": "griffin_lim.iterations", "batch_size": "batch_size"}
+
+
+def add_inference(p: argparse.ArgumentParser, batch_size: bool = True) -> None:
+    """The flags that change a checkpoint's inference settings for one run, plus device and frontend options."""
+    p.add_argument("--stop-threshold", type=probability, help="stop probability that ends an item (0-1)")
+    p.add_argument("--max-steps", type=positive_int, help="decoder step limit")
+    p.add_argument("--max-frames-per-token", type=positive_float, help="step limit relative to text length")
+    p.add_argument("--attention-window", type=int_pair, metavar="BACK,AHEAD",
+                   help="keep attention near the previous peak")
+    p.add_argument("--gl-iters", type=positive_int, help="Griffin-Lim iterations")
+    if batch_size:
+        p.add_argument("--batch-size", type=positive_int, help="sentences decoded together")
+    add_device(p)
+    p.add_argument("--int8", action="store_true", help="int8 weights for faster CPU inference")
+    p.add_argument("--lexicon", help="pronunciation lexicon (WORD PH ON EMES per line), before the dictionary")
+    p.add_argument("settings", nargs="*", metavar="inference.KEY=VALUE",
+                   help="any inference setting, e.g. inference.stop_after_last_token=true")
+
+
+def inference_settings(items: list[str] | None) -> dict[str, Any]:
+    """``inference.KEY=VALUE`` items as ``{KEY: value}`` (dotted keys kept); any other key is an error."""
+    from tts.config import parse_override
+
+    given = {}
+    for item in items or []:
+        if not item.startswith("inference."):
+            raise TTSError(f"'{item}': only inference.* settings can change after training (e.g. "
+                           f"inference.max_decoder_steps=1000)")
+        key, value = parse_override(item)
+        given[key.removeprefix("inference.")] = value
+    return given
+
+
+VOCODER_HELP = ("hifigan (the default: the pretrained HiFi-GAN V1 that suits the bundled voice), hifigan-ljspeech, "
+                 "hifigan-universal, griffin-lim, or a vocoder checkpoint written by 'tts train-vocoder'")
+
+
+def add_vocoder(p: argparse.ArgumentParser, several: bool = False) -> None:
+    """``--vocoder``: the one that turns mels into sound (with ``several``: the first; the others
+    make versions to compare)."""
+    if several:
+        p.add_argument("--vocoder", nargs="+", metavar="VOCODER", help=VOCODER_HELP + "; several: each text in "
+                       "each version, played side by side in index.html (the first is <name>.wav)")
+    else:
+        p.add_argument("--vocoder", metavar="VOCODER", help=VOCODER_HELP)
+
+
+def inference_changes(args: argparse.Namespace) -> dict[str, Any]:
+    """The inference settings given on the command line, flags and ``inference.KEY=VALUE`` alike, as
+    dotted keys of :class:`~tts.config.InferenceConfig` (the checkpoint's values apply to the rest)."""
+    changes = inference_settings(getattr(args, "settings", None))
+    for flag, key in INFERENCE_FLAGS.items():
+        value = getattr(args, flag, None)
+        if value is not None:
+            changes[key] = value
+    vocoder = getattr(args, "vocoder", None)
+    if vocoder:
+        changes["vocoder"] = vocoder[0] if isinstance(vocoder, list) else vocoder
+    return changes
+
+
+def device(args: argparse.Namespace) -> str:
+    """``--device`` checked against this machine, or the GPU when there is one (the CPU for --int8)."""
+    from tts.devices import resolve_device
+
+    return resolve_device(args.device, getattr(args, "int8", False))
+
+
+def wav_output(path: str) -> Path:
+    """A wav path to write, checked before any work."""
+    out = Path(path)
+    if out.suffix.lower() != ".wav" or out.is_dir():
+        raise TTSError(f"-o {out}: give a file name ending in .wav")
+    return out

@@ -1,0 +1,98 @@
+"""``tts synthesize``: texts → wavs, mels, alignment plots and an ``index.html`` to listen with."""
+
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+from typing import Callable
+
+import numpy as np
+
+from tts.commands.options import add_checkpoint, add_inference, add_limit, add_vocoder, device, inference_changes
+from tts.errors import TTSError
+from tts.synthesis import Synthesizer, output_names, vocoder_from_option, vocoder_names, write_outputs
+from tts.vocoders import Vocoder
+
+
+def register(sub: argparse._SubParsersAction) -> None:
+    p = sub.add_parser("synthesize", help="text → wav (+ mel .npy and alignment plot)")
+    add_checkpoint(p)
+    group = p.add_mutually_exclusive_group(required=True)
+    group.add_argument("--text")
+    group.add_argument("--text-file", help="one text per line; empty lines are skipped")
+    group.add_argument("--split", help="the normalized texts of a corpus split (with --data, --limit)")
+    p.add_argument("--data", help="corpus root, for --split")
+    add_limit(p)
+    p.add_argument("--out", required=True, help="output folder, or a .wav path for a single text")
+    add_inference(p)
+    p.add_argument("--no-plots", action="store_true")
+    add_vocoder(p, several=True)
+    p.set_defaults(func=run)
+
+
+def read_texts(args: argparse.Namespace) -> list[str]:
+    """The texts to say: ``--text``, the lines of ``--text-file`` or a corpus split's normalized texts."""
+    if args.text is not None:
+        return [args.text]
+    if args.split is not None:
+        from tts.data import read_metadata, read_split
+
+        if args.data is None:
+            raise TTSError("--split needs --data (the corpus root)")
+        by_id = {u.id: u.normalized for u in read_metadata(args.data)}
+        return [by_id[i] for i in read_split(args.data, args.split)[: args.limit] if i in by_id]
+    path = Path(args.text_file)
+    if path.is_dir():
+        raise TTSError(f"text file {path} is a folder: give a file with one text per line")
+    if not path.is_file():
+        raise TTSError(f"text file {path} does not exist")
+    lines = path.read_text(encoding="utf-8", errors="replace").splitlines()
+    texts = [line.strip() for line in lines if line.strip()]
+    if not texts:
+        raise TTSError(f"text file {path} has no text (only empty lines)")
+    if len(texts) < len(lines):
+        print(f"skipped {len(lines) - len(texts)} empty line(s) in {path}")
+    return texts
+
+
+def vocoding_with(synthesizer: Synthesizer, vocoder: Vocoder) -> Callable[[np.ndarray], np.ndarray]:
+    """mel ``(n_mels, T_mel)`` → waveform with ``vocoder`` instead of the synthesizer's own."""
+    def vocode(mel: np.ndarray) -> np.ndarray:
+        return synthesizer.vocode(mel, vocoder)
+
+    return vocode
+
+
+def run(args: argparse.Namespace) -> int:
+    texts = read_texts(args)
+    vocoder_names(args.vocoder or [])  # each given once
+    output_names(args.out, 1 if args.text is not None else len(texts))
+    synthesizer = Synthesizer.from_checkpoint(args.checkpoint, device=device(args), int8=args.int8,
+                                              lexicon=args.lexicon, changes=inference_changes(args))
+    options = [synthesizer.settings.vocoder, *(args.vocoder or [])[1:]]
+    names = vocoder_names(options)
+    if len(texts) == 1:
+        synthesizer.prepare(texts[0])  # a single text's problem is the error itself
+    valid = []
+    for number, text in enumerate(texts, 1):
+        try:
+            synthesizer.prepare(text)
+            valid.append(text)
+        except TTSError as exc:
+            print(f"skipped line {number}: {exc}")
+    if not valid:
+        raise TTSError(f"no line could be turned into tokens (all {len(texts)} skipped)")
+    output_names(args.out, len(valid))
+    settings = synthesizer.settings
+    others = {name: vocoder_from_option(option, synthesizer.config.audio, synthesizer.device, settings.griffin_lim)
+              for name, option in zip(names[1:], options[1:])}
+    results = synthesizer(valid)
+    compare = {name: vocoding_with(synthesizer, vocoder) for name, vocoder in others.items()}
+    summary = write_outputs(results, args.out, synthesizer.step, plots=not args.no_plots,
+                            stop_threshold=settings.stop_threshold, compare=compare, vocoder_name=names[0])
+    for row in summary["utterances"]:
+        flag = f"  [{', '.join(row['failures'])}]" if row["failures"] else ""
+        print(f"{row['wav']}: {row['seconds']:.2f} s audio, RTF {row['rtf']:.3f}{flag}")
+    print(f"total: {summary['audio_seconds']:.2f} s audio in {summary['compute_seconds']:.2f} s "
+          f"(RTF {summary['rtf']:.3f}); {summary['step_limit_hits']} step-limit hit(s)")
+    return 0

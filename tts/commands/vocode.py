@@ -1,0 +1,87 @@
+"""``tts vocode`` (a saved mel → wav) and ``tts resynth`` (wav → mel → wav): a vocoder on its own,
+without an acoustic model."""
+
+from __future__ import annotations
+
+import argparse
+
+import numpy as np
+import torch
+
+from tts.audio import MelSpectrogram, load_wav, save_wav
+from tts.commands.options import positive_int, wav_output
+from tts.config import load_config, resolve_inference
+from tts.errors import TTSError
+from tts.synthesis import neural_vocoder
+from tts.vocoders import GriffinLim, Vocoder
+
+
+def register(sub: argparse._SubParsersAction) -> None:
+    p = sub.add_parser("vocode", help="mel .npy (n_mels, T) → wav with Griffin-Lim or a neural vocoder")
+    p.add_argument("mel")
+    _add_vocoder_options(p)
+    p.set_defaults(func=run_vocode)
+    p = sub.add_parser("resynth", help="wav → mel → vocoder → wav")
+    p.add_argument("input")
+    _add_vocoder_options(p)
+    p.set_defaults(func=run_resynth)
+
+
+def _add_vocoder_options(p: argparse.ArgumentParser) -> None:
+    p.add_argument("-o", "--output", required=True, help="the wav to write")
+    p.add_argument("--config", help="YAML config for the audio settings (default: built-in)")
+    p.add_argument("--iters", type=positive_int, help="Griffin-Lim iterations")
+    p.add_argument("--vocoder", metavar="VOCODER", default="griffin-lim",
+                   help="griffin-lim (the default here: the config's audio settings apply), hifigan, hifigan-ljspeech, "
+                        "hifigan-universal, or a vocoder checkpoint written by 'tts train-vocoder'")
+
+
+def standalone_vocoder(args: argparse.Namespace) -> Vocoder:
+    """Griffin-Lim with ``--config``'s audio settings (``--iters`` iterations), or a neural vocoder
+    checkpoint (whose own audio settings apply; with ``--config`` they must agree)."""
+    if args.vocoder != "griffin-lim":
+        if args.iters is not None:
+            raise TTSError("--iters sets Griffin-Lim's iterations; it does not apply to a neural --vocoder")
+        vocoder = neural_vocoder(args.vocoder)
+        if args.config:
+            vocoder.check_compatible(load_config(args.config).audio, f"--config {args.config}")
+        return vocoder
+    config = load_config(args.config)
+    settings = resolve_inference(config.inference, {"griffin_lim.iterations": args.iters})
+    return GriffinLim(config.audio, settings.griffin_lim)
+
+
+def read_mel(path: str, n_mels: int) -> np.ndarray:
+    """A saved mel ``(n_mels, T_mel)`` (or its transpose) as float32; anything else is one clear error."""
+    try:
+        mel = np.load(path, allow_pickle=False)
+    except (OSError, ValueError, EOFError) as exc:
+        raise TTSError(f"{path}: not a readable .npy mel file ({str(exc).splitlines()[0][:120]})") from None
+    if not np.issubdtype(mel.dtype, np.floating) and not np.issubdtype(mel.dtype, np.integer):
+        raise TTSError(f"{path}: holds {mel.dtype} values, not numbers")
+    if mel.ndim != 2 or n_mels not in mel.shape:
+        raise TTSError(f"{path}: expected a (n_mels={n_mels}, T_mel) array, got shape {mel.shape}")
+    return (mel if mel.shape[0] == n_mels else mel.T).astype(np.float32)
+
+
+def run_vocode(args: argparse.Namespace) -> None:
+    output = wav_output(args.output)
+    vocoder = standalone_vocoder(args)
+    mel = read_mel(args.mel, vocoder.audio.n_mels)
+    wav, lengths = vocoder(torch.from_numpy(mel)[None])
+    save_wav(output, wav[0].numpy(), vocoder.audio.sample_rate)
+    print(f"wrote {output} ({int(lengths[0]) / vocoder.audio.sample_rate:.2f} s)")
+
+
+def run_resynth(args: argparse.Namespace) -> None:
+    output = wav_output(args.output)
+    vocoder = standalone_vocoder(args)
+    audio = vocoder.audio
+    wav, _ = load_wav(args.input, audio.sample_rate)
+    if len(wav) < audio.win_length:
+        raise TTSError(f"{args.input}: {len(wav)} samples is shorter than one analysis window "
+                       f"({audio.win_length} samples at {audio.sample_rate} Hz)")
+    mel = MelSpectrogram(audio)(torch.from_numpy(wav))
+    out, lengths = vocoder(mel[None])
+    save_wav(output, out[0].numpy(), audio.sample_rate)
+    print(f"wrote {output}: {mel.shape[-1]} mel frames → {int(lengths[0]) / audio.sample_rate:.2f} s")

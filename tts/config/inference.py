@@ -1,0 +1,69 @@
+"""How a trained model is run, and the one place those settings are resolved."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, Mapping, Optional
+
+from tts.config.schema import bounded, replaced
+from tts.errors import ConfigError
+
+
+@dataclass
+class GriffinLimConfig:
+    """The accelerated Griffin-Lim vocoder (Nenov et al. 2023): ``iterations`` phase updates with
+    ``momentum`` α, ``lookahead`` β and ``relaxation`` γ (γ = 1 is fast Griffin-Lim, Perraudin et
+    al. 2013), on the linear magnitude raised to ``power``."""
+
+    iterations: int = bounded(64, 1, 10000)
+    momentum: float = bounded(0.99, 0.0, 1.0, high_open=True)
+    lookahead: float = bounded(1.1, 0.0, 2.0, high_open=True)
+    relaxation: float = bounded(1.25, 0.0, 1.5, low_open=True, high_open=True)
+    power: float = bounded(1.2, 0.0, low_open=True)
+
+
+@dataclass
+class InferenceConfig:
+    """Decoding limits, the attention window, batching and the Griffin-Lim vocoder's settings.
+    Saved in every checkpoint; command-line flags override it through :func:`resolve_inference`.
+
+    An item stops when its stop probability exceeds ``stop_threshold`` or after
+    ``min(max_decoder_steps, ceil(text_length · max_frames_per_token / r))`` steps. Safety nets
+    (off by default) ignore the stop token before ``ceil(text_length · min_frames_per_token / r)``
+    steps, and, with ``stop_after_last_token``, until the alignment's peak has reached the last
+    spoken token.
+    ``attention_window = [back, ahead]`` keeps attention within that many tokens around the
+    previous step's peak, with any mechanism. Synthesis splits each text into sentences (unless
+    ``split_sentences`` is off: then a text is said in one go), batches ``batch_size`` of them
+    and joins the sentences of one text with ``sentence_pause`` seconds of silence. ``vocoder``
+    turns the mels into sound: ``hifigan`` (the pretrained HiFi-GAN V1 that suits this project's
+    voice best), ``hifigan-ljspeech``, ``hifigan-universal``, ``griffin-lim`` (with the
+    ``griffin_lim`` settings) or the path of a vocoder checkpoint.
+    """
+
+    stop_threshold: float = bounded(0.5, 0.0, 1.0)
+    max_decoder_steps: int = bounded(2000, 1, 10_000_000)
+    max_frames_per_token: float = bounded(20.0, 0.0, low_open=True)
+    min_frames_per_token: float = bounded(0.0, 0.0)
+    stop_after_last_token: bool = False
+    attention_window: Optional[list[int]] = field(default=None, metadata={"range": (0, None, False, False)})
+    batch_size: int = bounded(8, 1)
+    split_sentences: bool = True
+    sentence_pause: float = bounded(0.25, 0.0)
+    vocoder: str = "griffin-lim"
+    griffin_lim: GriffinLimConfig = field(default_factory=GriffinLimConfig)
+
+    def __post_init__(self) -> None:
+        if not self.vocoder.strip():
+            raise ConfigError("config key 'vocoder' must name a vocoder (hifigan, griffin-lim or a checkpoint path)")
+        if self.attention_window is not None and len(self.attention_window) != 2:
+            raise ConfigError(f"config key 'attention_window' must be [back, ahead], got {self.attention_window}")
+
+
+def resolve_inference(stored: InferenceConfig, changes: Mapping[str, Any] | None = None) -> InferenceConfig:
+    """The settings a run uses: ``stored`` (a checkpoint's, or a config's) with ``changes`` (dotted
+    keys, e.g. ``{"stop_threshold": 0.4, "griffin_lim.iterations": 32}``; ``None`` values are
+    left out) applied and checked like a config file. The one place overrides are applied: the
+    result travels down as it is."""
+    given = {key: value for key, value in (changes or {}).items() if value is not None}
+    return replaced(stored, "inference", given) if given else stored

