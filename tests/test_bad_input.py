@@ -127,6 +127,41 @@ def fill(argv: list[str], files: dict[str, str], out: Path) -> list[str]:
 
 
 C = "{ckpt}"
+#: broken checkpoints given to synthesize, as "fixture | message"
+CHECKPOINT_CASES = """
+missing          | does not exist
+dir              | (it is a folder)
+ckpt_text        | not a readable checkpoint
+ckpt_truncated   | not a readable checkpoint
+ckpt_foreign     | not a checkpoint of this toolkit
+ckpt_step        | its step is 'abc'
+ckpt_config      | incompatible version
+ckpt_version     | checkpoint version 99
+ckpt_symbols     | malformed symbol inventory
+ckpt_model       | not a mapping of tensors
+ckpt_nan         | NaN or infinite weights
+ckpt_shape       | does not match this code's tacotron2
+"""
+#: the inference flags every command that decodes takes (tts.commands.options.add_inference), as
+#: "flags | message": each is tried on synthesize, evaluate and plot-alignment
+INFERENCE_FLAG_CASES = """
+--batch-size 0                   | must be at least 1, got 0
+--max-steps 0                    | argument --max-steps: must be at least 1, got 0
+--max-steps -5                   | must be at least 1, got -5
+--max-steps many                 | argument --max-steps: must be at least 1, got 'many'
+--gl-iters -3                    | argument --gl-iters: must be at least 1, got -3
+--attention-window=-3,-3         | wants two integers of 0 or more
+--attention-window 3             | wants two integers separated by a comma
+--attention-window a,b           | wants two integers
+--stop-threshold -1              | argument --stop-threshold: must be a probability from 0 to 1, got -1
+--max-frames-per-token 0         | must be a finite number above 0, got 0
+--stop-threshold 2               | must be a probability from 0 to 1, got 2
+inference.stop_threshold=2       | 'inference.stop_threshold' must be >= 0 and <= 1, got 2
+--stop-threshold nan             | must be a probability from 0 to 1, got nan
+"""
+INFERENCE_COMMANDS = {"synthesize": ["synthesize", "--checkpoint", C, "--text", "Hi.", "--out", OUT],
+                      "evaluate": ["evaluate", "--checkpoint", C, "--data", "{corpus}", "--out", OUT],
+                      "plot-alignment": ["plot-alignment", "--checkpoint", C, "--text", "Hi.", "--out", OUT + ".png"]}
 #: what `vocode` and `resynth` share: the wav they write, Griffin-Lim's iterations and the audio config
 STANDALONE_VOCODER_CASES: list[tuple[str, list[str], str]] = [
     ("no extension", ["-o", "{dir}/noext"], "give a file name ending in .wav"),
@@ -179,18 +214,9 @@ CASES: list[tuple[str, list[str], str]] = [
       for command, source in (("vocode", "{mel_good}"), ("resynth", "{good_wav}"))
       for name, argv, message in STANDALONE_VOCODER_CASES],
     # ---------------------------------------------------------------- synthesize: checkpoints
-    ("synthesize checkpoint missing", ["synthesize", "--checkpoint", "{missing}", "--text", "Hi.", "--out", OUT], "does not exist"),
-    ("synthesize checkpoint folder", ["synthesize", "--checkpoint", "{dir}", "--text", "Hi.", "--out", OUT], "(it is a folder)"),
-    ("synthesize checkpoint text", ["synthesize", "--checkpoint", "{ckpt_text}", "--text", "Hi.", "--out", OUT], "not a readable checkpoint"),
-    ("synthesize checkpoint truncated", ["synthesize", "--checkpoint", "{ckpt_truncated}", "--text", "Hi.", "--out", OUT], "not a readable checkpoint"),
-    ("synthesize checkpoint foreign", ["synthesize", "--checkpoint", "{ckpt_foreign}", "--text", "Hi.", "--out", OUT], "not a checkpoint of this toolkit"),
-    ("synthesize checkpoint step", ["synthesize", "--checkpoint", "{ckpt_step}", "--text", "Hi.", "--out", OUT], "its step is 'abc'"),
-    ("synthesize checkpoint config", ["synthesize", "--checkpoint", "{ckpt_config}", "--text", "Hi.", "--out", OUT], "incompatible version"),
-    ("synthesize checkpoint version", ["synthesize", "--checkpoint", "{ckpt_version}", "--text", "Hi.", "--out", OUT], "checkpoint version 99"),
-    ("synthesize checkpoint symbols", ["synthesize", "--checkpoint", "{ckpt_symbols}", "--text", "Hi.", "--out", OUT], "malformed symbol inventory"),
-    ("synthesize checkpoint weights", ["synthesize", "--checkpoint", "{ckpt_model}", "--text", "Hi.", "--out", OUT], "not a mapping of tensors"),
-    ("synthesize checkpoint NaN", ["synthesize", "--checkpoint", "{ckpt_nan}", "--text", "Hi.", "--out", OUT], "NaN or infinite weights"),
-    ("synthesize checkpoint other sizes", ["synthesize", "--checkpoint", "{ckpt_shape}", "--text", "Hi.", "--out", OUT], "does not match this code's tacotron2"),
+    *[(f"synthesize checkpoint {fixture.strip()}",
+       ["synthesize", "--checkpoint", "{" + fixture.strip() + "}", "--text", "Hi.", "--out", OUT], message.strip())
+      for fixture, message in (line.split(" | ") for line in CHECKPOINT_CASES.strip().splitlines())],
     # ---------------------------------------------------------------- synthesize: text and options
     ("synthesize empty text", ["synthesize", "--checkpoint", C, "--text", "", "--out", OUT], "text is empty"),
     ("synthesize symbols only", ["synthesize", "--checkpoint", C, "--text", "?!", "--out", OUT], "nothing to speak after normalization"),
@@ -203,23 +229,14 @@ CASES: list[tuple[str, list[str], str]] = [
     ("synthesize two texts one wav", ["synthesize", "--checkpoint", C, "--text-file", "{symbols_txt}", "--out", "{dir}/one.wav"], "names one wav but there are 3 texts"),
     ("synthesize out extension", ["synthesize", "--checkpoint", C, "--text", "Hi.", "--out", "{dir}/x.mp3"], "give a folder, or a file name ending in .wav"),
     ("synthesize out is a file", ["synthesize", "--checkpoint", C, "--text", "Hi.", "--out", "{good_wav}/x"], "exists and is not a folder"),
-    ("synthesize batch size 0", ["synthesize", "--checkpoint", C, "--text", "Hi.", "--out", OUT, "--batch-size", "0"], "must be at least 1, got 0"),
-    ("synthesize max steps 0", ["synthesize", "--checkpoint", C, "--text", "Hi.", "--out", OUT, "--max-steps", "0"], "argument --max-steps: must be at least 1, got 0"),
-    ("synthesize max steps -5", ["synthesize", "--checkpoint", C, "--text", "Hi.", "--out", OUT, "--max-steps", "-5"], "must be at least 1, got -5"),
-    ("synthesize max steps text", ["synthesize", "--checkpoint", C, "--text", "Hi.", "--out", OUT, "--max-steps", "many"], "argument --max-steps: must be at least 1, got 'many'"),
-    ("synthesize gl iterations", ["synthesize", "--checkpoint", C, "--text", "Hi.", "--out", OUT, "--gl-iters", "-3"], "argument --gl-iters: must be at least 1, got -3"),
-    ("synthesize window negative", ["synthesize", "--checkpoint", C, "--text", "Hi.", "--out", OUT, "--attention-window=-3,-3"], "wants two integers of 0 or more"),
-    ("synthesize window one number", ["synthesize", "--checkpoint", C, "--text", "Hi.", "--out", OUT, "--attention-window", "3"], "wants two integers separated by a comma"),
-    ("synthesize window letters", ["synthesize", "--checkpoint", C, "--text", "Hi.", "--out", OUT, "--attention-window", "a,b"], "wants two integers"),
-    ("synthesize stop threshold", ["synthesize", "--checkpoint", C, "--text", "Hi.", "--out", OUT, "--stop-threshold", "-1"], "argument --stop-threshold: must be a probability from 0 to 1, got -1"),
-    ("synthesize frames per token", ["synthesize", "--checkpoint", C, "--text", "Hi.", "--out", OUT, "--max-frames-per-token", "0"], "must be a finite number above 0, got 0"),
-    ("synthesize threshold 2", ["synthesize", "--checkpoint", C, "--text", "Hi.", "--out", OUT, "--stop-threshold", "2"], "must be a probability from 0 to 1, got 2"),
-    ("synthesize setting threshold 2", ["synthesize", "--checkpoint", C, "--text", "Hi.", "--out", OUT, "inference.stop_threshold=2"], "'inference.stop_threshold' must be >= 0 and <= 1, got 2"),
-    ("synthesize NaN threshold", ["synthesize", "--checkpoint", C, "--text", "Hi.", "--out", OUT, "--stop-threshold", "nan"], "must be a probability from 0 to 1, got nan"),
     ("synthesize int8 on cuda", ["synthesize", "--checkpoint", C, "--text", "Hi.", "--out", OUT, "--int8", "--device", "cuda"], "int8 inference runs on the CPU only"),
     ("synthesize split without data", ["synthesize", "--checkpoint", C, "--split", "test", "--out", OUT], "--split needs --data"),
     ("synthesize split unknown", ["synthesize", "--checkpoint", C, "--split", "dev", "--data", "{corpus}", "--out", OUT], "no split 'dev'"),
     ("synthesize split limit 0", ["synthesize", "--checkpoint", C, "--split", "test", "--data", "{corpus}", "--limit", "0", "--out", OUT], "argument --limit: must be at least 1, got 0"),
+    *[(f"{command} {flags.strip()}", [*argv, *flags.split()], message.strip())
+      for command, argv in INFERENCE_COMMANDS.items()
+      for flags, message in (line.split(" | ") for line in INFERENCE_FLAG_CASES.strip().splitlines())
+      if not (command == "plot-alignment" and flags.startswith("--batch-size"))],
     # ---------------------------------------------------------------- evaluate
     ("evaluate no data or suite", ["evaluate", "--checkpoint", C, "--out", OUT], "give --data"),
     ("evaluate missing corpus", ["evaluate", "--checkpoint", C, "--data", "{missing}", "--out", OUT, "--no-asr"], "no corpus at"),
