@@ -288,6 +288,7 @@ CASES: list[tuple[str, list[str], str]] = [
     ("study unknown kind", ["study", "--config", "{cfg_good}", "--data", "{corpus}", "--out", OUT, "--steps", "2", "--kinds", "nope"], "'model.tacotron2.attention.kind' must be one of"),
     ("study missing corpus", ["study", "--config", "{cfg_good}", "--data", "{missing}", "--out", OUT, "--steps", "2", "--kinds", "forward"], "no corpus at"),
     ("study bad variant", ["study", "--config", "{cfg_good}", "--data", "{corpus}", "--out", OUT, "--steps", "2", "--variant", "a b:x=1"], "NAME or NAME:key=value"),
+    ("study steps below the curve interval", ["study", "--config", "{cfg_good}", "--data", "{corpus}", "--out", OUT, "--steps", "200", "--kinds", "forward"], "--steps 200 is not a multiple of --curve-every 500"),
     ("study steps 0", ["study", "--config", "{cfg_good}", "--data", "{corpus}", "--out", OUT, "--steps", "0", "--kinds", "forward"], "must be at least 1"),
     # ---------------------------------------------------------------- export and report
     ("export to a folder", ["export", C, "--out", "{dir}"], "give a file name ending in .pt"),

@@ -70,3 +70,14 @@ def test_exponent_floats_without_a_dot_are_floats():
         load_config(None, ["optim.lr=fast"])
     with pytest.raises(ConfigError, match="'inference.griffin_lim.relaxation' must be > 0 and < 1.5, got '2e0'"):
         load_config(None, ["inference.griffin_lim.relaxation=2e0"])
+
+
+@pytest.mark.parametrize("path", ["configs/tacotron2.yaml", "configs/tacotron2_nvidia.yaml",
+                                  "configs/tacotron2_small.yaml", "configs/attention_study.yaml"])
+def test_every_mechanism_is_one_line_away_in_every_tacotron2_config(path):
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parents[1]
+    for kind in ATTENTION_KINDS:
+        config = load_config(root / path, [f"model.tacotron2.attention.kind={kind}"])
+        assert config.model.tacotron2.attention.kind == kind

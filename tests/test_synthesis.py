@@ -319,32 +319,41 @@ def test_study_trains_and_compares_variants_and_resumes(tiny_corpus, tmp_path):
     import yaml
 
     from conftest import tiny_config_dict
-    from tts.commands.study import Variant, attention_variants, run_study
+    from tts.commands.study import StudyPlan, Variant, attention_variants, run_study
 
     config = tmp_path / "tiny.yaml"
     d = tiny_config_dict()
     d["train"].update(validate_every=2, checkpoint_every=2)
     config.write_text(yaml.safe_dump(d))
     variants = attention_variants(["location_sensitive", "forward"], "tacotron2")
-    result = run_study(config, tiny_corpus, tmp_path / "study", variants, steps=2, eval_limit=1, suite=False,
-                       use_asr=False, use_mos=False, progress=False)
+    plan = StudyPlan(steps=4, curve_every=2, curve_limit=1, eval_limit=1, suite=False, use_asr=False, use_mos=False)
+    result = run_study(config, tiny_corpus, tmp_path / "study", variants, plan, progress=False)
     assert [row["variant"] for row in result["rows"]] == ["location_sensitive", "forward"]
     for row in result["rows"]:
-        assert row["test"]["utterances"] == 1 and row["val_loss"] > 0 and row["training_minutes"] >= 0
-        assert (tmp_path / "study" / row["variant"] / "checkpoint_00000002.pt").is_file()
-    saved = checkpoint.read(tmp_path / "study" / "forward" / "checkpoint_00000002.pt")
+        assert row["test"]["utterances"] == 1 and row["val_loss"] > 0 and row["steps"] == 4
+        assert [point["step"] for point in row["curve"]] == [2, 4]  # a curve point at every 2 updates
+        assert row["curve"][0]["val_loss"] != row["curve"][1]["val_loss"]  # the validation of its own step
+        assert row["seconds_per_update"] * 4 / 60 == pytest.approx(row["training_minutes"], abs=0.051)  # minutes: 0.1
+        assert 0 < row["decoder_step_ms"] < 1000
+        saved = json.loads((tmp_path / "study" / "results" / f"{row['variant']}.json").read_text())
+        assert saved == row  # the small result file to commit
+    saved = checkpoint.read(tmp_path / "study" / "forward" / "checkpoint_00000004.pt")
     assert saved.config.model.tacotron2.attention.kind == "forward"
     table = (tmp_path / "study" / "study.md").read_text()
-    assert "| forward |" in table and "2 steps per variant" in table
-    mtime = (tmp_path / "study" / "forward" / "checkpoint_00000002.pt").stat().st_mtime_ns
-    run_study(config, tiny_corpus, tmp_path / "study", variants, steps=2, eval_limit=1, suite=False, use_asr=False,
-              use_mos=False, progress=False)  # finished variants are not trained again
-    assert (tmp_path / "study" / "forward" / "checkpoint_00000002.pt").stat().st_mtime_ns == mtime
+    assert "| forward |" in table and "4 steps per variant" in table
+    mtime = (tmp_path / "study" / "forward" / "checkpoint_00000004.pt").stat().st_mtime_ns
+    run_study(config, tiny_corpus, tmp_path / "study", variants, plan, progress=False)  # finished: read back
+    assert (tmp_path / "study" / "forward" / "checkpoint_00000004.pt").stat().st_mtime_ns == mtime
     with pytest.raises(TTSError, match="holds a study with another steps"):
-        run_study(config, tiny_corpus, tmp_path / "study", variants, steps=4, suite=False, use_asr=False,
-                  use_mos=False, progress=False)
+        run_study(config, tiny_corpus, tmp_path / "study", variants, StudyPlan(6, 2, suite=False), progress=False)
     with pytest.raises(TTSError, match="holds a study with another variant forward"):
-        run_study(config, tiny_corpus, tmp_path / "study", [Variant("forward", ["optim.lr=0.01"])], steps=2,
-                  suite=False, use_asr=False, use_mos=False, progress=False)
+        run_study(config, tiny_corpus, tmp_path / "study", [Variant("forward", ["optim.lr=0.01"])], plan,
+                  progress=False)
+    with pytest.raises(TTSError, match="--steps 5 is not a multiple of --curve-every 2"):
+        run_study(config, tiny_corpus, tmp_path / "other", variants, StudyPlan(5, 2), progress=False)
+    with pytest.raises(TTSError, match="--curve-every 3 is not a multiple of train.checkpoint_every"):
+        run_study(config, tiny_corpus, tmp_path / "other", variants, StudyPlan(6, 3), progress=False)
+    (tiny_corpus / "metadata.csv").write_text((tiny_corpus / "metadata.csv").read_text())  # same text: same corpus
+    run_study(config, tiny_corpus, tmp_path / "study", variants, plan, progress=False)
     with pytest.raises(TTSError, match="NAME or NAME:key=value"):
         Variant.parse("bad name:x=1")

@@ -17,18 +17,23 @@ from __future__ import annotations
 import argparse
 import hashlib
 import json
+import time
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
+
+import numpy as np
+import torch
 
 from tts import checkpoint
 from tts.commands.evaluate import evaluate
 from tts.commands.options import add_device, device, positive_int
 from tts.commands.report import read_metrics
 from tts.commands.robustness import LONG_MULTIPLES, run_suite
-from tts.config import load_config
+from tts.config import InferenceConfig, load_config
 from tts.data import compute_features, require_corpus
 from tts.errors import TTSError
+from tts.metrics.asr import normalize_for_scoring
 from tts.synthesis import Synthesizer
 from tts.training.trainer import Trainer
 
@@ -51,13 +56,29 @@ class Variant:
         return cls(name, [o for o in overrides.split(",") if o])
 
 
+@dataclass
+class StudyPlan:
+    """What every variant gets: ``steps`` updates, a curve point every ``curve_every`` (on the first
+    ``curve_limit`` test sentences), the full test split's first ``eval_limit`` at the end, and the
+    suite and the meters as asked."""
+
+    steps: int
+    curve_every: int = 500
+    curve_limit: int = 24
+    eval_limit: int = 100
+    suite: bool = True
+    use_asr: bool = True
+    use_mos: bool = True
+
+
 def attention_variants(kinds: list[str], model: str) -> list[Variant]:
     return [Variant(kind, [f"model.{model}.attention.kind={kind}"]) for kind in kinds]
 
 
-def _identity(config_path: Path, data_root: Path, steps: int, variants: list[Variant]) -> dict:
+def _identity(config_path: Path, data_root: Path, plan: StudyPlan, variants: list[Variant]) -> dict:
     return {"config": hashlib.sha1(config_path.read_bytes()).hexdigest()[:12], "config_path": str(config_path),
-            "data": str(data_root.resolve()), "steps": steps, "variants": {v.name: v.overrides for v in variants}}
+            "data": str(data_root.resolve()), "corpus": corpus_fingerprint(data_root), "steps": plan.steps,
+            "curve_every": plan.curve_every, "variants": {v.name: v.overrides for v in variants}}
 
 
 def _claim(out: Path, identity: dict) -> None:
@@ -65,13 +86,13 @@ def _claim(out: Path, identity: dict) -> None:
     record = out / "study_settings.json"
     if record.is_file():
         before = json.loads(record.read_text())
-        differing = [k for k in ("config", "data", "steps") if before.get(k) != identity[k]]
+        differing = [k for k in ("config", "data", "corpus", "steps", "curve_every") if before.get(k) != identity[k]]
         changed = [name for name, overrides in identity["variants"].items()
                    if name in before.get("variants", {}) and before["variants"][name] != overrides]
         if differing or changed:
             what = ", ".join(differing + [f"variant {n}" for n in changed])
-            raise TTSError(f"{out} holds a study with another {what}: continue it with the same arguments or "
-                           f"start a new --out")
+            raise TTSError(f"{out} holds a study with another {what}: continue it with the same arguments and "
+                           f"corpus, or start a new --out (its finished results stay where they are)")
         identity = {**identity, "variants": {**before["variants"], **identity["variants"]}}
     out.mkdir(parents=True, exist_ok=True)
     record.write_text(json.dumps(identity, indent=1))
@@ -86,53 +107,131 @@ def alignment_point(metrics: list[dict]) -> dict:
     return {"step": None, "minutes": None}
 
 
-def run_variant(config_path: Path, data_root: Path, out: Path, variant: Variant, steps: int, eval_limit: int,
-                suite: bool, use_asr: bool, use_mos: bool, device: str | None, progress: bool) -> dict:
-    """Train (or finish training) one variant, evaluate it, and return its row."""
-    config = load_config(config_path, variant.overrides + [f"train.max_steps={steps}"])
-    compute_features(data_root, config, progress=progress)
-    exp = out / variant.name
-    final = exp / f"checkpoint_{steps:08d}.pt"
+def _train_to(config_path: Path, variant: Variant, exp: Path, data_root: Path, step: int, device: str | None,
+              progress: bool) -> Path:
+    """Train ``variant`` until ``step`` (resuming from its latest checkpoint); its checkpoint there."""
+    final = exp / f"checkpoint_{step:08d}.pt"
     if not final.is_file():
-        resume = any(exp.glob("checkpoint_*.pt"))
-        Trainer(config, data_root, exp, resume=resume, device=device, progress=progress).fit()
-    synthesizer = Synthesizer(checkpoint.load(final), device or "cpu")
+        config = load_config(config_path, variant.overrides + [f"train.max_steps={step}"])
+        Trainer(config, data_root, exp, resume=any(exp.glob("checkpoint_*.pt")), device=device,
+                progress=progress).fit()
+    return final
+
+
+def curve_point(loaded: checkpoint.LoadedModel, data_root: Path, out: Path, limit: int, use_asr: bool,
+                metrics: list[dict], device: str | None) -> dict:
+    """One point of a learning curve: free-running failures (and WER/CER) on the first ``limit``
+    test sentences and the teacher-forced validation figures logged at that step."""
+    summary = evaluate(Synthesizer(loaded, device or "cpu"), data_root, out, "test", limit, use_asr, False,
+                       progress=False)
+    validation = [r for r in metrics if r.get("split") == "val" and r["step"] <= loaded.step]
+    last = validation[-1] if validation else {}
+    return {"step": loaded.step, "train_minutes": round(last.get("train_seconds", 0) / 60, 1),
+            "val_loss": last.get("loss"), "val_diagonal": last.get("attention_diagonal"),
+            "val_focus": last.get("attention_focus"), "wer": summary.get("wer"), "cer": summary.get("cer"),
+            "utterances_with_failures": summary["utterances_with_failures"],
+            "attention_failures": summary["attention_failures"]}
+
+
+@torch.no_grad()
+def decoder_step_ms(loaded: checkpoint.LoadedModel, steps: int = 200, runs: int = 3) -> float:
+    """Milliseconds per decoder step at batch 1 (a 60-token input forced to ``steps`` steps, fp32)."""
+    ids = torch.randint(3, loaded.model.n_symbols, (1, 60), generator=torch.Generator().manual_seed(0))
+    forced = InferenceConfig(stop_threshold=1.0, max_decoder_steps=steps, max_frames_per_token=1e4)
+    loaded.model.inference(ids, settings=forced)  # warm-up
+    times = []
+    for _ in range(runs):
+        start = time.perf_counter()
+        loaded.model.inference(ids, settings=forced)
+        times.append(time.perf_counter() - start)
+    return round(1000 * float(np.median(times)) / steps, 3)
+
+
+def utterance_errors(eval_dir: Path) -> dict[str, list[int]]:
+    """Per test utterance (in order): word errors and reference words, for paired comparisons."""
+    rows = json.loads((eval_dir / "utterances.json").read_text())
+    if not rows or "wer" not in rows[0]:
+        return {}
+    return {"ids": [r["id"] for r in rows],
+            "word_errors": [r["substitutions"] + r["deletions"] + r["insertions"] for r in rows],
+            "words": [len(normalize_for_scoring(r["text"]).split()) for r in rows]}
+
+
+def run_variant(config_path: Path, data_root: Path, out: Path, variant: Variant, plan: StudyPlan,
+                device: str | None, progress: bool) -> dict:
+    """Train one variant to ``plan.steps``, stopping every ``plan.curve_every`` updates for a curve
+    point; then the full test split (and the suite). Returns its row, also written to
+    ``out/results/<variant>.json`` (small: commit it)."""
+    result_file = out / "results" / f"{variant.name}.json"
+    if result_file.is_file():
+        return dict(json.loads(result_file.read_text()))
+    compute_features(data_root, load_config(config_path, variant.overrides), progress=progress)
+    exp = out / variant.name
+    curve_file = exp / "curve.json"
+    curve: list[dict] = json.loads(curve_file.read_text()) if curve_file.is_file() else []
+    for step in range(plan.curve_every, plan.steps + 1, plan.curve_every):
+        final = _train_to(config_path, variant, exp, data_root, step, device, progress)
+        if any(point["step"] == step for point in curve):
+            continue
+        curve.append(curve_point(checkpoint.load(final), data_root, exp / "curve" / f"{step:08d}", plan.curve_limit,
+                                 plan.use_asr, read_metrics(exp / "metrics.jsonl"), device))
+        curve_file.write_text(json.dumps(curve, indent=1))
+    loaded = checkpoint.load(exp / f"checkpoint_{plan.steps:08d}.pt")
+    synthesizer = Synthesizer(loaded, device or "cpu")
     if not (exp / "eval" / "summary.json").is_file():
-        evaluate(synthesizer, data_root, exp / "eval", "test", eval_limit, use_asr, use_mos, progress)
-    test = json.loads((exp / "eval" / "summary.json").read_text())
+        evaluate(synthesizer, data_root, exp / "eval", "test", plan.eval_limit, plan.use_asr, plan.use_mos, progress)
     metrics = read_metrics(exp / "metrics.jsonl")
     validation = [r for r in metrics if r.get("split") == "val"]
-    row: dict[str, Any] = {"variant": variant.name, "overrides": variant.overrides,
-                           "aligned_at": alignment_point(metrics),
-                           "training_minutes": round(validation[-1].get("train_seconds", 0) / 60, 1),
+    train_seconds = validation[-1].get("train_seconds", 0)
+    row: dict[str, Any] = {"variant": variant.name, "overrides": variant.overrides, "steps": plan.steps,
+                           "aligned_at": alignment_point(metrics), "training_minutes": round(train_seconds / 60, 1),
+                           "seconds_per_update": round(train_seconds / plan.steps, 3),
+                           "decoder_step_ms": decoder_step_ms(loaded),
                            "val_loss": validation[-1]["loss"], "val_diagonal": validation[-1]["attention_diagonal"],
-                           "val_first_token_skips": validation[-1].get("first_token_skips"), "test": test}
-    if suite:
+                           "val_first_token_skips": validation[-1].get("first_token_skips"), "curve": curve,
+                           "test": json.loads((exp / "eval" / "summary.json").read_text()),
+                           "test_utterances": utterance_errors(exp / "eval")}
+    if plan.suite:
         if not (exp / "suite" / "summary.json").is_file():
-            run_suite(synthesizer, exp / "suite", data_root=data_root, use_asr=use_asr, use_mos=use_mos,
+            run_suite(synthesizer, exp / "suite", data_root=data_root, use_asr=plan.use_asr, use_mos=plan.use_mos,
                       progress=progress)
         row["suite"] = json.loads((exp / "suite" / "summary.json").read_text())
+    result_file.parent.mkdir(parents=True, exist_ok=True)
+    result_file.write_text(json.dumps(row, indent=1))
     return row
 
 
-def run_study(config_path: str | Path, data_root: str | Path, out: str | Path, variants: list[Variant], steps: int,
-              eval_limit: int = 100, suite: bool = True, use_asr: bool = True, use_mos: bool = True,
-              device: str | None = None, progress: bool = True) -> dict:
-    """Every variant in turn; writes ``study.json``, ``study.md`` and ``length.png`` under ``out``."""
+def corpus_fingerprint(data_root: Path) -> str:
+    """A hash of the corpus's transcripts and splits: a study refuses a corpus that changed under it."""
+    digest = hashlib.sha1((data_root / "metadata.csv").read_bytes())
+    for split in sorted((data_root / "splits").glob("*.txt")):
+        digest.update(split.read_bytes())
+    return digest.hexdigest()[:12]
+
+
+def run_study(config_path: str | Path, data_root: str | Path, out: str | Path, variants: list[Variant],
+              plan: StudyPlan, device: str | None = None, progress: bool = True) -> dict:
+    """Every variant in turn (a finished one is read back from its result file); writes
+    ``study.json``, ``study.md`` and ``length.png`` under ``out``."""
     config_path, data_root, out = Path(config_path), require_corpus(data_root), Path(out)
     if not config_path.is_file():
         raise TTSError(f"config file {config_path} does not exist")
     if len({v.name for v in variants}) != len(variants) or not variants:
         raise TTSError("give at least one variant, each with its own name")
-    for variant in variants:  # every variant's config must load before anything trains
-        load_config(config_path, variant.overrides)
-    _claim(out, _identity(config_path, data_root, steps, variants))
-    rows = [run_variant(config_path, data_root, out, v, steps, eval_limit, suite, use_asr, use_mos, device, progress)
-            for v in variants]
-    result = {"config": str(config_path), "data": str(data_root), "steps": steps, "rows": rows}
+    configs = {v.name: load_config(config_path, v.overrides) for v in variants}  # all load before anything trains
+    if plan.steps % plan.curve_every:
+        raise TTSError(f"--steps {plan.steps} is not a multiple of --curve-every {plan.curve_every}: every curve "
+                       f"point needs its checkpoint")
+    for variant in variants:
+        if plan.curve_every % configs[variant.name].train.checkpoint_every:
+            raise TTSError(f"--curve-every {plan.curve_every} is not a multiple of train.checkpoint_every "
+                           f"({configs[variant.name].train.checkpoint_every}) of variant {variant.name}")
+    _claim(out, _identity(config_path, data_root, plan, variants))
+    rows = [run_variant(config_path, data_root, out, v, plan, device, progress) for v in variants]
+    result = {"config": str(config_path), "data": str(data_root), "steps": plan.steps, "rows": rows}
     (out / "study.json").write_text(json.dumps(result, indent=1))
     (out / "study.md").write_text(study_table(result))
-    if suite and use_asr:
+    if plan.suite and plan.use_asr:
         length_figure(rows, out / "length.png")
     return result
 
@@ -172,7 +271,10 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--steps", type=positive_int, required=True, help="training steps of every variant")
     p.add_argument("--kinds", nargs="+", help="one variant per attention mechanism")
     p.add_argument("--variant", nargs="+", help="NAME[:key=value,key=value] (config overrides)")
-    p.add_argument("--eval-limit", type=positive_int, default=100, help="test utterances to evaluate")
+    p.add_argument("--eval-limit", type=positive_int, default=100, help="test utterances evaluated at the end")
+    p.add_argument("--curve-every", type=positive_int, default=500, help="updates between learning-curve points")
+    p.add_argument("--curve-limit", type=positive_int, default=24,
+                   help="test utterances (the first N) evaluated at every curve point")
     p.add_argument("--no-suite", action="store_true", help="skip the robustness suite")
     p.add_argument("--no-asr", action="store_true")
     p.add_argument("--no-mos", action="store_true")
@@ -185,7 +287,8 @@ def run(args: argparse.Namespace) -> None:
         raise TTSError("give the variants to compare: --kinds K1 K2 ... or --variant NAME[:key=value,...] ...")
     variants = ([Variant.parse(v) for v in args.variant] if args.variant
                 else attention_variants(args.kinds, load_config(args.config).model.name))
-    result = run_study(args.config, args.data, args.out, variants, args.steps, args.eval_limit, not args.no_suite,
-                       not args.no_asr, not args.no_mos, device(args))
+    plan = StudyPlan(args.steps, args.curve_every, args.curve_limit, args.eval_limit, not args.no_suite,
+                     not args.no_asr, not args.no_mos)
+    result = run_study(args.config, args.data, args.out, variants, plan, device(args))
     print(Path(args.out, "study.md").read_text())
     print(f"{len(result['rows'])} variants: {args.out}/study.json")

