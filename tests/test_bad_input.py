@@ -4,6 +4,7 @@ would fail the test with the exception itself); a few run as real subprocesses t
 
 from __future__ import annotations
 
+import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -38,6 +39,8 @@ def files(tmp_path_factory, tiny_experiment, tiny_corpus) -> dict[str, str]:
     put("blank_txt", d / "blank.txt")
     (d / "symbols.txt").write_text("?!?\n...\n###\n")
     put("symbols_txt", d / "symbols.txt")
+    (d / "binary.txt").write_bytes(bytes(range(256)) * 40)
+    put("binary_txt", d / "binary.txt")
     # ---------------------------------------------------------------- audio
     (d / "zero.wav").write_bytes(b"")
     put("zero_wav", d / "zero.wav")
@@ -66,6 +69,10 @@ def files(tmp_path_factory, tiny_experiment, tiny_corpus) -> dict[str, str]:
     put("mel_object", d / "mel_object.npy")
     (d / "mel_zero.npy").write_bytes(b"")
     put("mel_zero", d / "mel_zero.npy")
+    np.save(d / "mel_one_frame.npy", mel[:, :1])
+    put("mel_one_frame", d / "mel_one_frame.npy")
+    np.savez(d / "mel_two.npz", mel=mel, other=mel)
+    put("mel_two_npz", d / "mel_two.npz")
     # ---------------------------------------------------------------- checkpoints
     payload = torch.load(f["ckpt"], weights_only=True)
     for name, change in {"ckpt_step": ("step", "abc"), "ckpt_config": ("config", "a string"),
@@ -110,6 +117,12 @@ def files(tmp_path_factory, tiny_experiment, tiny_corpus) -> dict[str, str]:
     (d / "corpus_nofeatures").mkdir()
     (d / "corpus_nofeatures" / "metadata.csv").write_text("A|one.|one.\n")
     put("corpus_nofeatures", d / "corpus_nofeatures")
+    for name, metadata in {"empty": "", "blank": "\n  \n\n", "slash": "spk1/utt1|one.|one.\n"}.items():
+        (d / f"corpus_{name}").mkdir()
+        (d / f"corpus_{name}" / "metadata.csv").write_text(metadata)
+        put(f"corpus_{name}", d / f"corpus_{name}")
+    shutil.copy(f["ckpt"], d / "training_copy.pt")
+    put("training_copy", d / "training_copy.pt")
     (d / "notexp").mkdir()
     put("notexp", d / "notexp")
     return f
@@ -200,6 +213,8 @@ CASES: list[tuple[str, list[str], str]] = [
     ("vocode wrong bands", ["vocode", "{mel_bands}", "-o", OUT + ".wav"], "expected a (n_mels=80, T_mel) array"),
     ("vocode 1-D", ["vocode", "{mel_1d}", "-o", OUT + ".wav"], "expected a (n_mels=80, T_mel) array"),
     ("vocode 3-D", ["vocode", "{mel_3d}", "-o", OUT + ".wav"], "expected a (n_mels=80, T_mel) array"),
+    ("vocode one frame", ["vocode", "{mel_one_frame}", "-o", OUT + ".wav"], "the mel has 1 frame"),
+    ("vocode npz of two arrays", ["vocode", "{mel_two_npz}", "-o", OUT + ".wav"], "an .npz archive of 2 arrays (mel, other)"),
     ("vocode empty mel", ["vocode", "{mel_empty}", "-o", OUT + ".wav"], "the mel is empty"),
     # ---------------------------------------------------------------- resynth
     ("resynth missing", ["resynth", "{missing}", "-o", OUT + ".wav"], "no such audio file"),
@@ -209,6 +224,7 @@ CASES: list[tuple[str, list[str], str]] = [
     ("resynth 10 ms", ["resynth", "{short_wav}", "-o", OUT + ".wav"], "shorter than one analysis window"),
     ("resynth NaN samples", ["resynth", "{nan_wav}", "-o", OUT + ".wav"], "NaN or infinite samples"),
     ("resynth inf samples", ["resynth", "{inf_wav}", "-o", OUT + ".wav"], "NaN or infinite samples"),
+    ("resynth over its input", ["resynth", "{good_wav}", "-o", "{good_wav}"], "is the input"),
     ("resynth a folder", ["resynth", "{dir}", "-o", OUT + ".wav"], "no such audio file"),
     *[(f"{command} {name}", [command, source, *argv], message)
       for command, source in (("vocode", "{mel_good}"), ("resynth", "{good_wav}"))
@@ -224,6 +240,7 @@ CASES: list[tuple[str, list[str], str]] = [
     ("synthesize blank file", ["synthesize", "--checkpoint", C, "--text-file", "{blank_txt}", "--out", OUT], "has no text"),
     ("synthesize symbol lines", ["synthesize", "--checkpoint", C, "--text-file", "{symbols_txt}", "--out", OUT], "no line could be turned into tokens"),
     ("synthesize text file missing", ["synthesize", "--checkpoint", C, "--text-file", "{missing}", "--out", OUT], "does not exist"),
+    ("synthesize binary text file", ["synthesize", "--checkpoint", C, "--text-file", "{binary_txt}", "--out", OUT], "is not text (binary data"),
     ("synthesize text file folder", ["synthesize", "--checkpoint", C, "--text-file", "{dir}", "--out", OUT], "is a folder"),
     ("synthesize no text", ["synthesize", "--checkpoint", C, "--out", OUT], "one of the arguments --text --text-file --split is required"),
     ("synthesize two texts one wav", ["synthesize", "--checkpoint", C, "--text-file", "{symbols_txt}", "--out", "{dir}/one.wav"], "names one wav but there are 3 texts"),
@@ -262,6 +279,9 @@ CASES: list[tuple[str, list[str], str]] = [
     ("plot bad head", ["plot-alignment", "--checkpoint", C, "--text", "Hi.", "--head", "x", "--out", OUT + ".png"], "argument --head: wants two integers"),
     # ---------------------------------------------------------------- features and train
     ("features missing corpus", ["features", "--data", "{missing}"], "no corpus at"),
+    ("features empty corpus", ["features", "--data", "{corpus_empty}", "--jobs", "1"], "holds no utterance"),
+    ("features blank corpus", ["features", "--data", "{corpus_blank}", "--jobs", "1"], "holds no utterance"),
+    ("features id with a slash", ["features", "--data", "{corpus_slash}", "--jobs", "1"], "id 'spk1/utt1' is not a plain file name"),
     ("features duplicate ids", ["features", "--data", "{corpus_dup}", "--jobs", "1"], "id A was already used on line 1"),
     ("features extra columns", ["features", "--data", "{corpus_cols}", "--jobs", "1"], "got 4 field(s)"),
     ("features no id", ["features", "--data", "{corpus_noid}", "--jobs", "1"], "expected 'id|text|normalized text'"),
@@ -295,6 +315,9 @@ CASES: list[tuple[str, list[str], str]] = [
     ("export no extension", ["export", C, "--out", "{dir}/release"], "give a file name ending in .pt"),
     ("export missing", ["export", "{missing}", "--out", OUT + ".pt"], "does not exist"),
     ("export NaN checkpoint", ["export", "{ckpt_step}", "--out", OUT + ".pt"], "its step is 'abc'"),
+    ("export over its source", ["export", C, "--out", C], "is the input"),
+    ("export over a training checkpoint", ["export", C, "--out", "{training_copy}"], "is a training checkpoint (it can be resumed)"),
+    ("export unwritable", ["export", C, "--out", "/proc/tts-test/release.pt"], "cannot write /proc/tts-test/release.pt"),
     ("export bad setting", ["export", C, "inference.attention_window=[1]", "--out", OUT + ".pt"], "'inference.attention_window' must be [back, ahead]"),
     ("export training setting", ["export", C, "train.max_steps=3", "--out", OUT + ".pt"], "only inference.* settings"),
     ("report not an experiment", ["report", "{notexp}"], "is not an experiment folder"),

@@ -1,5 +1,6 @@
 import json
 import os
+import signal
 import subprocess
 import sys
 from pathlib import Path
@@ -332,3 +333,34 @@ def test_a_kill_while_loader_workers_start_does_not_end_them():
     plain = DataLoader(list(range(6)), batch_size=2, num_workers=2, worker_init_fn=_killed_while_starting)
     with pytest.raises(RuntimeError, match="DataLoader worker"):
         list(plain)
+
+
+@pytest.mark.parametrize("signum, code", [(signal.SIGTERM, 143), (signal.SIGINT, 130)])
+def test_stopping_features_is_one_line_and_the_workers_go_quietly(tiny_corpus, tmp_path, signum, code):
+    """``kill PID`` / Ctrl-C during ``tts features --jobs 2``: one line, exit 128 + signum, no worker
+    traceback (BrokenPipe) and no leaked-semaphore warning; a second run finishes the cache."""
+    import shutil
+    import time
+
+    corpus = tmp_path / "corpus"
+    (corpus / "wavs").mkdir(parents=True)
+    wav = next((tiny_corpus / "wavs").glob("*.wav"))
+    lines = []
+    for i in range(600):
+        shutil.copy(wav, corpus / "wavs" / f"U{i:04d}.wav")
+        lines.append(f"U{i:04d}|A cat sat on the mat number {i}.|A cat sat on the mat number {i}.")
+    (corpus / "metadata.csv").write_text("\n".join(lines) + "\n")
+    command = [sys.executable, "-m", "tts.cli", "features", "--data", str(corpus), "--jobs", "2"]
+    process = subprocess.Popen(command, stderr=subprocess.PIPE, text=True)
+    seen = ""
+    while "features:" not in seen:  # the pool is up and working
+        seen += process.stderr.read(1)
+        assert process.poll() is None, seen
+    time.sleep(0.5)
+    process.send_signal(signum)
+    err = seen + process.stderr.read()
+    assert process.wait(timeout=60) == code, err
+    assert "Traceback" not in err and "BrokenPipe" not in err and "leaked semaphore" not in err, err
+    assert err.count("stopped: tts features was interrupted") == 1, err
+    again = subprocess.run(command, capture_output=True, text=True, timeout=600)
+    assert again.returncode == 0, again.stderr

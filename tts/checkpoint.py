@@ -16,7 +16,6 @@ Files of format versions 1 and 2 are upgraded as they are read (2 → 3: the con
 from __future__ import annotations
 
 import os
-import tempfile
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
@@ -27,6 +26,7 @@ from torch import nn
 from tts.config import ExperimentConfig, VocoderExperimentConfig, config_from_dict, resolve_inference, to_dict
 from tts.config.upgrade import upgrade_v2
 from tts.errors import ConfigError, TTSError
+from tts.fileio import atomic_path, refuse_overwriting
 from tts.models import AutoregressiveTTS, build_model
 from tts.text import SymbolInventory
 from tts.vocoders import Vocoder, build_vocoder
@@ -117,26 +117,12 @@ def save_vocoder(path: str | Path, vocoder: Vocoder, config: VocoderExperimentCo
 
 
 def _write(payload: dict[str, Any], path: Path) -> Path:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
-    try:
-        os.fchmod(fd, 0o666 & ~_umask())  # mkstemp's 0600 would hide a shared checkpoint from the group
-        with os.fdopen(fd, "wb") as fh:
-            torch.save(payload, fh)
-            fh.flush()
-            os.fsync(fh.fileno())
-        os.replace(tmp, path)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
+    """Write atomically (:func:`atomic_path`, fsynced): a crash or a full disk leaves the previous file."""
+    with atomic_path(path) as tmp, open(tmp, "wb") as fh:
+        torch.save(payload, fh)
+        fh.flush()
+        os.fsync(fh.fileno())
     return path
-
-
-def _umask() -> int:
-    """The process's file-creation mask (reading it means setting it; it is put straight back)."""
-    mask = os.umask(0o022)
-    os.umask(mask)
-    return mask
 
 
 def _upgrade_v1(payload: dict[str, Any]) -> dict[str, Any]:
@@ -192,6 +178,16 @@ def read(path: str | Path, map_location: str | torch.device = "cpu") -> Checkpoi
         raise TTSError(f"{path} is corrupt: its training state is not a mapping")
     inventory = SymbolInventory.from_dict(payload["symbols"]) if kind == "acoustic" else None
     return CheckpointContents(path, kind, config, inventory, payload["model"], step, training)
+
+
+def _holds_training_state(path: Path) -> bool:
+    """Whether the file at ``path`` is a checkpoint with training state (unreadable files are not)."""
+    try:
+        payload = torch.load(path, map_location="cpu", weights_only=True, mmap=True)
+    except Exception:  # noqa: BLE001 - not a checkpoint at all: nothing resumable to protect
+        return False
+    return isinstance(payload, dict) and payload.get("format") == FORMAT and (
+        "training" in payload or "optimizer" in payload)
 
 
 def read_bundled() -> CheckpointContents:
@@ -250,6 +246,10 @@ def export(source: str | Path, destination: str | Path, half: bool = True,
     destination = Path(destination)
     if destination.is_dir() or destination.suffix != ".pt":
         raise TTSError(f"--out {destination}: give a file name ending in .pt")
+    refuse_overwriting(destination, [source], "--out")
+    if destination.is_file() and _holds_training_state(destination):
+        raise TTSError(f"--out {destination} is a training checkpoint (it can be resumed): write the release to "
+                       f"another file")
     contents = read(source)
     config = contents.config
     if inference:

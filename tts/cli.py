@@ -26,7 +26,7 @@ from tts.commands import (
     validate,
     vocode,
 )
-from tts.errors import Interrupted, TTSError
+from tts.errors import Interrupted, Stopped, TTSError
 
 #: every command, in the order ``tts --help`` lists them; each module has ``register(subparsers)``
 COMMANDS = (g2p, vocode, features, train, synthesize, evaluate, evaluate_vocoder, validate, plot_alignment, export,
@@ -59,6 +59,10 @@ def main(argv: list[str] | None = None) -> int:
     except TTSError as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2
+    except Stopped as exc:
+        print(f"stopped: {exc.what} was interrupted (signal {exc.signum}); what it finished is kept, run it again "
+              f"to continue", file=sys.stderr)
+        return 128 + exc.signum
     except Interrupted as exc:
         print(f"interrupted: saved {exc.checkpoint}; continue with --resume", file=sys.stderr)
         return 128 + exc.signum

@@ -13,6 +13,15 @@ class ConfigError(TTSError):
     """A configuration file or override is malformed, has unknown keys or wrong types."""
 
 
+class Stopped(Exception):
+    """A command stopped on SIGINT / SIGTERM with nothing to save (what it finished stays
+    consistent); the command exits with 128 + signum."""
+
+    def __init__(self, signum: int, what: str):
+        super().__init__(f"{what} stopped by signal {signum}")
+        self.signum, self.what = signum, what
+
+
 class Interrupted(Exception):
     """Training stopped on a signal after saving a checkpoint; the command exits with 128 + signum."""
 

@@ -13,6 +13,7 @@ import soundfile as sf
 
 from tts.config import AudioConfig
 from tts.errors import TTSError
+from tts.fileio import atomic_path
 
 log = logging.getLogger(__name__)
 
@@ -57,12 +58,12 @@ def to_mono(wav: np.ndarray, name: str) -> np.ndarray:
 
 def save_wav(path: str | Path, wav: np.ndarray, sample_rate: int) -> None:
     """Write 16-bit PCM, clipping to [-1, 1]; parent folders are created."""
-    path = Path(path)
-    try:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        sf.write(str(path), np.clip(np.asarray(wav, dtype=np.float32), -1.0, 1.0), sample_rate, subtype="PCM_16")
-    except (OSError, sf.LibsndfileError) as exc:
-        raise TTSError(f"cannot write {path} ({getattr(exc, 'strerror', None) or exc})") from None
+    samples = np.clip(np.asarray(wav, dtype=np.float32), -1.0, 1.0)
+    with atomic_path(path) as tmp:
+        try:
+            sf.write(str(tmp), samples, sample_rate, subtype="PCM_16", format="WAV")
+        except sf.LibsndfileError as exc:
+            raise OSError(str(exc)) from None
 
 
 def resample(wav: np.ndarray, orig_sr: int, target_sr: int) -> np.ndarray:

@@ -46,7 +46,12 @@ def read_texts(args: argparse.Namespace) -> list[str]:
         raise TTSError(f"text file {path} is a folder: give a file with one text per line")
     if not path.is_file():
         raise TTSError(f"text file {path} does not exist")
-    lines = path.read_text(encoding="utf-8", errors="replace").splitlines()
+    data = path.read_bytes()
+    text = data.decode("utf-8-sig", errors="replace")
+    if b"\x00" in data or text.count("\ufffd") > 0.05 * max(len(text), 1):
+        raise TTSError(f"text file {path} is not text (binary data or another encoding than UTF-8): give a UTF-8 "
+                       f"file with one text per line")
+    lines = text.splitlines()
     texts = [line.strip() for line in lines if line.strip()]
     if not texts:
         raise TTSError(f"text file {path} has no text (only empty lines)")

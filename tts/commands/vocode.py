@@ -12,6 +12,7 @@ from tts.audio import MelSpectrogram, load_wav, save_wav
 from tts.commands.options import positive_int, wav_output
 from tts.config import load_config, resolve_inference
 from tts.errors import TTSError
+from tts.fileio import refuse_overwriting
 from tts.synthesis import neural_vocoder
 from tts.vocoders import GriffinLim, Vocoder
 
@@ -52,9 +53,19 @@ def standalone_vocoder(args: argparse.Namespace) -> Vocoder:
 
 
 def read_mel(path: str, n_mels: int) -> np.ndarray:
-    """A saved mel ``(n_mels, T_mel)`` (or its transpose) as float32; anything else is one clear error."""
+    """A saved mel ``(n_mels, T_mel)`` (or its transpose) as float32, from ``np.save`` (``.npy``) or
+    ``np.savez`` (``.npz`` holding one array, whatever the file is named); anything else is one clear error."""
     try:
-        mel = np.load(path, allow_pickle=False)
+        loaded = np.load(path, allow_pickle=False)
+        if isinstance(loaded, np.lib.npyio.NpzFile):
+            with loaded:
+                names = list(loaded.files)
+                if len(names) != 1:
+                    raise TTSError(f"{path}: an .npz archive of {len(names)} arrays ({', '.join(names[:5]) or 'none'}): "
+                                   f"save the mel alone (np.save, or np.savez with one array)")
+                mel = loaded[names[0]]
+        else:
+            mel = loaded
     except (OSError, ValueError, EOFError) as exc:
         raise TTSError(f"{path}: not a readable .npy mel file ({str(exc).splitlines()[0][:120]})") from None
     if not np.issubdtype(mel.dtype, np.floating) and not np.issubdtype(mel.dtype, np.integer):
@@ -75,6 +86,7 @@ def run_vocode(args: argparse.Namespace) -> None:
 
 def run_resynth(args: argparse.Namespace) -> None:
     output = wav_output(args.output)
+    refuse_overwriting(output, [args.input], "-o")
     vocoder = standalone_vocoder(args)
     audio = vocoder.audio
     wav, _ = load_wav(args.input, audio.sample_rate)

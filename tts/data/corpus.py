@@ -10,6 +10,7 @@
 from __future__ import annotations
 
 import random
+import re
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -30,6 +31,10 @@ class Utterance:
         return Path(root) / "wavs" / f"{self.id}.wav"
 
 
+#: what an utterance id may be: it names ``wavs/<id>.wav`` and the feature cache's files
+SAFE_ID = re.compile(r"[A-Za-z0-9_\-][A-Za-z0-9_.\-]*")
+SAFE_ID_REPLACE = re.compile(r"[^A-Za-z0-9_.\-]")
+
 def require_corpus(root: str | Path) -> Path:
     """Check that ``root`` looks like a corpus; otherwise say how to get one."""
     root = Path(root)
@@ -43,11 +48,13 @@ def require_corpus(root: str | Path) -> Path:
 
 def read_metadata(root: str | Path) -> list[Utterance]:
     """Parse ``metadata.csv`` (UTF-8): ``id|text`` or ``id|text|normalized text`` per line, split on
-    ``|`` only (quotes inside fields are kept). A line with more fields, no id, or an id seen
-    before is an error naming the line."""
+    ``|`` only (quotes inside fields are kept); a UTF-8 byte-order mark (spreadsheets write one) is
+    dropped. A line with more fields, no id, an id that is not a plain file name (``/``, ``\\``, a
+    leading dot: the id names its wav and cache files) or an id seen before is an error naming the
+    line; so is a file with no utterance at all."""
     path = require_corpus(root) / "metadata.csv"
     try:
-        lines = path.read_text(encoding="utf-8").splitlines()
+        lines = path.read_text(encoding="utf-8-sig").splitlines()
     except UnicodeDecodeError as exc:
         line_no = path.read_bytes()[: exc.start].count(b"\n") + 1
         raise TTSError(f"{path}:{line_no}: not UTF-8 text ({exc.reason} at byte {exc.start}); "
@@ -62,12 +69,19 @@ def read_metadata(root: str | Path) -> list[Utterance]:
             raise TTSError(f"{path}:{line_no}: expected 'id|text|normalized text', got {len(fields)} field(s) in "
                            f"{line[:60]!r}")
         uid = fields[0].strip()
+        if not SAFE_ID.fullmatch(uid):
+            raise TTSError(f"{path}:{line_no}: id {uid!r} is not a plain file name (it names wavs/<id>.wav and the "
+                           f"cache's files): use letters, digits and - _ . without a leading dot, e.g. "
+                           f"{SAFE_ID_REPLACE.sub('_', uid).lstrip('.') or 'utt0001'!r}")
         if uid in seen:
             raise TTSError(f"{path}:{line_no}: id {uid} was already used on line {seen[uid]}")
         seen[uid] = line_no
         text = fields[1]
         normalized = fields[2] if len(fields) > 2 and fields[2].strip() else text
         utterances.append(Utterance(uid, text, normalized))
+    if not utterances:
+        raise TTSError(f"{path} holds no utterance (only empty lines): nothing to read; expected "
+                       f"'id|text|normalized text' lines")
     return utterances
 
 

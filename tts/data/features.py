@@ -25,15 +25,18 @@ import json
 import logging
 import multiprocessing as mp
 import os
+import signal
+import threading
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, Iterator
 
 import numpy as np
 
 from tts.config import AudioConfig, DataConfig, ExperimentConfig, TextConfig
 from tts.data.corpus import Utterance, read_metadata
-from tts.errors import TTSError
+from tts.errors import Stopped, TTSError
 
 log = logging.getLogger(__name__)
 FEATURE_VERSION = 1
@@ -102,7 +105,32 @@ class _Result:
 _WORKER: dict[str, Any] = {}
 
 
+@contextmanager
+def stop_signals_raise(what: str) -> Iterator[None]:
+    """Within the block SIGINT and SIGTERM raise :class:`~tts.errors.Stopped` in this process (the
+    command reports one line and exits 130 / 143), so a pool is torn down rather than orphaned."""
+    def stop(signum: int, _frame: object) -> None:
+        raise Stopped(signum, what)
+
+    if threading.current_thread() is not threading.main_thread():  # signals reach the main thread only
+        yield
+        return
+    previous = {s: signal.signal(s, stop) for s in (signal.SIGINT, signal.SIGTERM)}
+    try:
+        yield
+    finally:
+        for s, handler in previous.items():
+            signal.signal(s, handler)
+
+
 def _init_worker(audio: AudioConfig, text: TextConfig, root: str, out: str, max_frames: int, max_tokens: int) -> None:
+    _prepare(audio, text, root, out, max_frames, max_tokens)
+    signal.signal(signal.SIGINT, signal.SIG_IGN)  # the parent reports a stop (Ctrl-C reaches the whole group)
+    signal.signal(signal.SIGTERM, lambda *_: os._exit(0))  # the pool's terminate(): leave quietly
+
+
+def _prepare(audio: AudioConfig, text: TextConfig, root: str, out: str, max_frames: int, max_tokens: int) -> None:
+    """Load what :func:`_process` needs (in a worker, or in this process without workers)."""
     import torch
 
     from tts.audio import MelSpectrogram
@@ -219,16 +247,17 @@ def compute_features(root: str | Path, config: ExperimentConfig, num_workers: in
     init_args = (config.audio, config.text, str(root), str(out), config.data.max_mel_frames, config.data.max_text_tokens)
     results = list(reused.values())
     bar = tqdm(total=len(todo), desc="features", unit="utt", disable=not progress)
-    if num_workers > 1 and len(todo) > 1:
-        with mp.get_context("spawn").Pool(num_workers, _init_worker, init_args) as pool:
-            for result in pool.imap_unordered(_process, todo, chunksize=8):
-                results.append(result)
+    with stop_signals_raise("tts features"):
+        if num_workers > 1 and len(todo) > 1:
+            with mp.get_context("spawn").Pool(num_workers, _init_worker, init_args) as pool:
+                for result in pool.imap_unordered(_process, todo, chunksize=8):
+                    results.append(result)
+                    bar.update()
+        else:
+            _prepare(*init_args)
+            for utt in todo:
+                results.append(_process(utt))
                 bar.update()
-    else:
-        _init_worker(*init_args)
-        for utt in todo:
-            results.append(_process(utt))
-            bar.update()
     bar.close()
     for result in results:
         result.key = keys[result.id]

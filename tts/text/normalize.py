@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import logging
 import re
+import unicodedata
 from typing import Callable
 
 from unidecode import unidecode
@@ -50,6 +51,11 @@ def remove_control(text: str) -> str:
     return cleaned
 
 
+def _other_script(ch: str) -> bool:
+    """A letter of a script other than Latin (Cyrillic, Greek, Han, Arabic, ...)."""
+    return ch.isalpha() and ord(ch) >= 128 and not unicodedata.name(ch, "").startswith("LATIN")
+
+
 def to_ascii(text: str) -> str:
     """Transliterate to ASCII, keeping the currency symbols and ° the normalizer spells out;
     characters with no spelling are dropped with a warning naming them."""
@@ -60,6 +66,10 @@ def to_ascii(text: str) -> str:
     dropped = sorted({ch for ch, ascii in spelled if not ascii.strip() and not ch.isspace()})
     if dropped:
         log.warning("dropping characters with no ASCII spelling: %s", " ".join(repr(ch) for ch in dropped))
+    foreign = [word for word in text.split() if any(_other_script(ch) for ch in word)]
+    if foreign:
+        log.warning("reading words of another script as their Latin transliteration, which this English voice "
+                    "may not say as meant: %s", ", ".join(f"{w!r} → {unidecode(w).strip()!r}" for w in foreign[:8]))
     return "".join(ascii for _, ascii in spelled)
 
 
@@ -281,13 +291,18 @@ def times(text: str) -> str:
 _PHONE_RE = re.compile(r"(?<![\w-])(?:\+?(\d{1,2})[\s.-])?(?:\((\d{3})\)\s?|(\d{3})[\s.-])?(\d{3})-(\d{4})(?![\w-])")
 
 
+#: three-digit service numbers (N11 codes): 911 always, the others after "call" or "dial"
+_SERVICE_RE = re.compile(r"(?<![\w.,$£€-])911(?![\w,%-]|\.\d)|(?<=\b(?:call|dial|Call|Dial|CALL|DIAL) )[2-8]11\b(?![.,]\d)")
+
+
 def phone_numbers(text: str) -> str:
     """``555-1234`` → ``five five five, one two three four``; ``(555) 123-4567``;
-    ``1-800-555-0199``: digits one by one, a pause between groups."""
+    ``1-800-555-0199``: digits one by one, a pause between groups. Service numbers too: ``Call 911``
+    → ``Call nine one one`` (``dial 411``; other three-digit numbers stay cardinals)."""
     def read(match: re.Match) -> str:
         groups = [g for g in match.groups() if g]
         return ", ".join(numbers.digits(g) for g in groups)
-    return _PHONE_RE.sub(read, text)
+    return _SERVICE_RE.sub(lambda m: numbers.digits(m.group(0)), _PHONE_RE.sub(read, text))
 
 
 _PERCENT_RE = re.compile(rf"(-?{_NUM})\s?%")

@@ -31,6 +31,7 @@ from tts.config import save_config
 from tts.config.experiment import Config
 from tts.devices import resolve_device
 from tts.errors import Interrupted, TTSError
+from tts.fileio import WriteError
 from tts.training.experiment import ExperimentFolder, rng_state, set_rng_state
 
 if TYPE_CHECKING:
@@ -179,9 +180,9 @@ class TrainingRun(Generic[Config]):
             training = {**self._optimizer_states(), "state": vars(self.state).copy(), "rng": rng_state()}
         try:
             return self._write_checkpoint(path, training)
-        except OSError as exc:
+        except WriteError as exc:
             last = self.folder.latest()
-            raise TTSError(f"cannot write {path} ({exc.strerror or exc}); the last good checkpoint is "
+            raise TTSError(f"cannot write {path} ({exc.reason}); the last good checkpoint is "
                            f"{last if last else 'none'}: free space or fix the folder, then --resume") from None
 
     def _save_step(self) -> Path:

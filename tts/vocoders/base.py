@@ -41,6 +41,9 @@ class Vocoder(nn.Module):
                            f"got {tuple(mel.shape)}")
         if mel.shape[2] == 0:
             raise TTSError("the mel is empty (0 frames): nothing to vocode")
+        if mel.shape[2] == 1:
+            raise TTSError(f"the mel has 1 frame: a waveform spans (frames - 1) x {self.audio.hop_length} samples, "
+                           f"so it needs at least 2")
         if not bool(torch.isfinite(mel).all()):
             raise TTSError("the mel holds NaN or infinite values: refusing to vocode it")
         if float(mel.max()) > MAX_LOG_MEL:
