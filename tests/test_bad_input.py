@@ -240,6 +240,8 @@ CASES: list[tuple[str, list[str], str]] = [
     ("synthesize blank file", ["synthesize", "--checkpoint", C, "--text-file", "{blank_txt}", "--out", OUT], "has no text"),
     ("synthesize symbol lines", ["synthesize", "--checkpoint", C, "--text-file", "{symbols_txt}", "--out", OUT], "no line could be turned into tokens"),
     ("synthesize text file missing", ["synthesize", "--checkpoint", C, "--text-file", "{missing}", "--out", OUT], "does not exist"),
+    ("synthesize out cannot be made", ["synthesize", "--checkpoint", C, "--text", "Hi.", "--out", "/proc/tts-test/out"], "cannot write in /proc"),
+    ("evaluate out cannot be made", ["evaluate", "--checkpoint", C, "--data", "{corpus}", "--out", "/proc/tts-test/e", "--no-asr"], "cannot write in /proc"),
     ("synthesize binary text file", ["synthesize", "--checkpoint", C, "--text-file", "{binary_txt}", "--out", OUT], "is not text (binary data"),
     ("synthesize text file folder", ["synthesize", "--checkpoint", C, "--text-file", "{dir}", "--out", OUT], "is a folder"),
     ("synthesize no text", ["synthesize", "--checkpoint", C, "--out", OUT], "one of the arguments --text --text-file --split is required"),

@@ -159,7 +159,7 @@ def test_inference_flags_given_once_reach_the_loop_the_vocoder_and_the_figure(ti
     (settings,) = seen["resolved"]  # resolved once
     assert (settings.stop_threshold, settings.griffin_lim.iterations, settings.sentence_pause) == (0.125, 3, 0.5)
     assert seen["loop"] and all(s is settings for s in seen["loop"])  # the very object, not a rebuilt copy
-    assert seen["griffin_lim"] == [3] and seen["figure"] == [0.125]
+    assert seen["griffin_lim"] == [3, 3] and seen["figure"] == [0.125]  # each sentence vocoded on its own
 
 
 def test_evaluate_vocodes_the_ceiling_with_the_settings_given(tiny_experiment, tiny_corpus, tmp_path, monkeypatch):
@@ -272,6 +272,21 @@ def test_int8_inference_is_close_to_fp32(synthesizer, tiny_experiment):
     b = int8(["Dogs run fast."])[0]
     assert a.mel.shape == b.mel.shape
     assert np.abs(a.mel - b.mel).mean() < 0.1 * np.abs(a.mel).mean()
+
+
+def test_a_paragraph_sounds_as_its_sentences_said_one_by_one(synthesizer):
+    """Sentences are vocoded on their own and joined with silence: the paragraph's audio is its
+    sentences' audio (decoded in the same batch) with pauses, and its length follows the joined mel."""
+    sentences = ["A cat sat.", "Dogs run fast.", "The sun is hot!"]
+    (paragraph,) = synthesizer([" ".join(sentences)])
+    alone = synthesizer(sentences)
+    hop, r = synthesizer.config.audio.hop_length, synthesizer.model.reduction_factor
+    pause = (paragraph.pause_steps * r + 1) * hop
+    expected = np.concatenate([alone[0].waveform, np.zeros(pause), alone[1].waveform, np.zeros(pause),
+                               alone[2].waveform]).astype(np.float32)
+    np.testing.assert_allclose(paragraph.waveform, expected, atol=1e-5)
+    assert len(paragraph.waveform) == (paragraph.mel.shape[1] - 1) * hop
+    assert paragraph.alignment.shape == (paragraph.mel.shape[1] // r, len(paragraph.tokens))
 
 
 def test_hard_inputs_stop_or_say_which_item_hit_the_limit(synthesizer, caplog):

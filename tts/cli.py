@@ -72,6 +72,10 @@ def main(argv: list[str] | None = None) -> int:
     except BrokenPipeError:  # output piped into e.g. `head`, which stopped reading
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
         return 1
+    except OSError as exc:  # the file system said no (a path the checks above did not foresee)
+        print(f"error: {exc.strerror or exc}: {exc.filename or ''} (check the path and its permissions)",
+              file=sys.stderr)
+        return 2
 
 
 if __name__ == "__main__":

@@ -71,3 +71,18 @@ def refuse_overwriting(out: str | Path, inputs: list[str | Path], option: str) -
         source = Path(source)
         if out.exists() and source.exists() and os.path.samefile(out, source) or out.resolve() == source.resolve():
             raise TTSError(f"{option} {out} is the input {source}: write to another file, the input stays as it is")
+
+
+def writable_folder(folder: str | Path, option: str = "--out") -> None:
+    """Refuse a folder that cannot be created or written (tried, not guessed: a temporary folder is
+    made and removed in its nearest existing ancestor), naming the part of the path in the way."""
+    folder = Path(folder)
+    existing = folder
+    while not existing.exists() and existing != existing.parent:
+        existing = existing.parent
+    if not existing.is_dir():
+        raise TTSError(f"{option} {folder}: {existing} exists and is not a folder")
+    try:
+        os.rmdir(tempfile.mkdtemp(prefix=".tts-write-check.", dir=existing))
+    except OSError as exc:
+        raise TTSError(f"{option} {folder}: cannot write in {existing} ({_reason(exc)})") from None

@@ -1,7 +1,8 @@
 """Text → wav with a trained checkpoint: ``Synthesizer.from_checkpoint(path)(texts)``.
 
 Each text is split into sentences; all sentences of all texts are batched through the
-acoustic model (each stops on its own), joined per text with short pauses and vocoded. Every
+acoustic model (each stops on its own) and vocoded one by one, and each text's sentences are
+joined with short pauses, so memory grows with the longest sentence, not with the text. Every
 :class:`Result` carries the audio, the mel, the joined alignment (a block diagonal over the
 sentences), the tokens, per-sentence attention reports and timings.
 """
@@ -12,7 +13,6 @@ import dataclasses
 import html
 import json
 import logging
-import os
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -25,6 +25,7 @@ from tts import checkpoint
 from tts.audio import save_wav
 from tts.config import AudioConfig, ExperimentConfig, GriffinLimConfig, InferenceConfig, resolve_inference
 from tts.errors import TTSError
+from tts.fileio import writable_folder
 from tts.metrics import AttentionReport, Failure, attention_report, most_diagonal_head, speech_steps
 from tts.models.layers import decoder_steps
 from tts.models.quantize import quantize_int8
@@ -53,21 +54,31 @@ class Segment:
     attention_heads: np.ndarray | None = None  # multi-head models: (L, H, T_steps, T_text)
 
 
+#: a figure shows at most this many decoder steps (the first sentences of a longer text)
+FIGURE_STEPS = 3000
+
+
 @dataclass
 class Result:
-    """One input text. waveform ``(T_wav,)``; mel ``(n_mels, T_mel)`` of all sentences with pauses;
-    alignment block-diagonal ``(T_steps_total, T_text_total)`` (pause steps attend nowhere)."""
+    """One input text. waveform ``(T_wav,)``: each sentence vocoded on its own, joined by silence
+    (``T_wav = (T_mel − 1) · hop``); mel ``(n_mels, T_mel)`` of all sentences with pauses; the
+    joined alignment on demand (:attr:`alignment`)."""
 
     text: str
     waveform: np.ndarray
     sample_rate: int
     mel: np.ndarray
-    alignment: np.ndarray
     stop_probs: np.ndarray
     segments: list[Segment]
     reduction_factor: int = 1
     pause_steps: int = 0
     timings: dict[str, float] = field(default_factory=dict)
+
+    @property
+    def alignment(self) -> np.ndarray:
+        """Block-diagonal ``(T_steps_total, T_text_total)`` (pause steps attend nowhere), built when
+        asked: for a long text it is large (steps × tokens), so nothing keeps it."""
+        return block_diagonal([seg.alignment for seg in self.segments], self.pause_steps)
 
     @property
     def attention_heads(self) -> np.ndarray | None:
@@ -95,13 +106,29 @@ class Result:
         return self.timings.get("total", 0.0) / max(self.duration, 1e-9)
 
     def figure(self, checkpoint_step: int | None = None, stop_threshold: float = 0.5):
-        """Alignment figure: mel on top, attention with token labels, stop curve below."""
-        reports = "; ".join(seg.report.summary() for seg in self.segments[:3])
+        """Alignment figure: mel on top, attention with token labels, stop curve below; a long text
+        shows its first sentences (at most :data:`FIGURE_STEPS` decoder steps)."""
+        shown: list[Segment] = []
+        steps = 0
+        for seg in self.segments:
+            if shown and steps + seg.alignment.shape[0] > FIGURE_STEPS:
+                break
+            shown.append(seg)
+            steps += seg.alignment.shape[0] + self.pause_steps
+        part = self if len(shown) == len(self.segments) else self.first(len(shown))
+        reports = "; ".join(seg.report.summary() for seg in shown[:3])
         step = f" · step {checkpoint_step}" if checkpoint_step is not None else ""
         text = self.text if len(self.text) <= 110 else self.text[:107] + "..."
-        return alignment_figure(self.alignment, mel=self.mel, stop_probs=self.stop_probs, tokens=self.tokens,
-                                title=f"{text}{step}\n{reports}", stop_threshold=stop_threshold,
+        more = f" (the first {len(shown)} of {len(self.segments)} sentences)" if part is not self else ""
+        return alignment_figure(part.alignment, mel=part.mel, stop_probs=part.stop_probs, tokens=part.tokens,
+                                title=f"{text}{more}{step}\n{reports}", stop_threshold=stop_threshold,
                                 reduction_factor=self.reduction_factor)
+
+    def first(self, n: int) -> "Result":
+        """The result of this text's first ``n`` sentences (their mel, stops and alignment; no audio)."""
+        steps = sum(seg.alignment.shape[0] for seg in self.segments[:n]) + self.pause_steps * (n - 1)
+        return Result(self.text, self.waveform[:0], self.sample_rate, self.mel[:, : steps * self.reduction_factor],
+                      self.stop_probs[:steps], self.segments[:n], self.reduction_factor, self.pause_steps)
 
 
 class Synthesizer:
@@ -183,13 +210,13 @@ class Synthesizer:
         for ti, text in enumerate(texts):
             segs = [segments[(ti, si)] for si in range(len(prepared[ti]))]
             t1 = time.perf_counter()
-            mel, alignment, stops, pause_steps = self._join(segs, settings.sentence_pause)
-            wav = self.vocode(mel)
+            mel, stops, pause_steps = self._join(segs, settings.sentence_pause)
+            wav = self._vocode_sentences(segs, pause_steps)
             vocoder_s = time.perf_counter() - t1
             share = len(segs) / max(len(flat), 1)
             timings = {"frontend": frontend_s * share, "acoustic": acoustic_s * share, "vocoder": vocoder_s}
             timings["total"] = sum(timings.values())
-            results.append(Result(text, wav, self.config.audio.sample_rate, mel, alignment, stops, segs,
+            results.append(Result(text, wav, self.config.audio.sample_rate, mel, stops, segs,
                                   self.model.reduction_factor, pause_steps, timings))
         return results
 
@@ -224,8 +251,20 @@ class Synthesizer:
                                     out.stop_probs[i, :steps].float().cpu().numpy(), report, heads))
         return segments
 
-    def _join(self, segments: list[Segment], pause_seconds: float) -> tuple[np.ndarray, np.ndarray, np.ndarray, int]:
-        """Concatenate sentences with pauses: mel, block-diagonal alignment, stop probabilities, pause steps."""
+    def _vocode_sentences(self, segments: list[Segment], pause_steps: int) -> np.ndarray:
+        """Each sentence's mel vocoded on its own, joined by silence as long as a pause's frames
+        (and the frame a separate mel leaves out), so ``T_wav = (T_mel − 1) · hop`` of the joined mel."""
+        hop = self.config.audio.hop_length
+        silence = np.zeros((pause_steps * self.model.reduction_factor + 1) * hop, dtype=np.float32)
+        pieces: list[np.ndarray] = []
+        for k, seg in enumerate(segments):
+            if k:
+                pieces.append(silence)
+            pieces.append(self.vocode(seg.mel).astype(np.float32))
+        return np.concatenate(pieces)
+
+    def _join(self, segments: list[Segment], pause_seconds: float) -> tuple[np.ndarray, np.ndarray, int]:
+        """Concatenate sentences with pauses: mel, stop probabilities, pause steps."""
         r, audio = self.model.reduction_factor, self.config.audio
         pause_steps = int(round(pause_seconds * audio.sample_rate / audio.hop_length / r))
         pause_mel = np.full((audio.n_mels, pause_steps * r), audio.silence, dtype=np.float32)
@@ -236,8 +275,7 @@ class Synthesizer:
                 stops.append(np.zeros(pause_steps, dtype=np.float32))
             mels.append(seg.mel)
             stops.append(seg.stop_probs)
-        alignment = block_diagonal([seg.alignment for seg in segments], pause_steps)
-        return np.concatenate(mels, axis=1), alignment, np.concatenate(stops), pause_steps
+        return np.concatenate(mels, axis=1), np.concatenate(stops), pause_steps
 
 
 #: the vocoders ``--vocoder`` knows by name (anything else is a vocoder checkpoint's path)
@@ -313,17 +351,6 @@ def output_names(out: str | Path, n_results: int) -> tuple[Path, list[str]]:
         raise TTSError(f"--out {out}: give a folder, or a file name ending in .wav")
     writable_folder(out)
     return out, [f"utt{i:03d}" for i in range(1, n_results + 1)]
-
-
-def writable_folder(folder: Path) -> None:
-    """Refuse a folder that cannot be created or written, naming the part of the path in the way."""
-    existing = folder
-    while not existing.exists() and existing != existing.parent:
-        existing = existing.parent
-    if not existing.is_dir():
-        raise TTSError(f"--out {folder}: {existing} exists and is not a folder")
-    if not os.access(existing, os.W_OK):
-        raise TTSError(f"--out {folder}: {existing} is not writable")
 
 
 def write_outputs(results: list[Result], out: str | Path, checkpoint_step: int | None = None, plots: bool = True,

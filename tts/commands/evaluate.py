@@ -14,6 +14,7 @@ from tts.commands.robustness import load_suite, run_suite
 from tts.commands.scoring import Item, Meters, score, summarize, write_tables
 from tts.data.corpus import read_metadata, read_split
 from tts.errors import TTSError
+from tts.fileio import writable_folder
 from tts.synthesis import Synthesizer
 
 
@@ -36,6 +37,7 @@ def run(args: argparse.Namespace) -> None:
         raise TTSError("give --data (a corpus to evaluate on) or --suite robustness")
     if args.suite is not None:
         load_suite(args.suite)  # an unknown suite fails before the model loads
+    writable_folder(args.out)
     synthesizer = Synthesizer.from_checkpoint(args.checkpoint, device=device(args), int8=args.int8,
                                               lexicon=args.lexicon,
                                               changes=inference_changes(args))

@@ -24,6 +24,7 @@ from tts.commands.scoring import Meters, mean_of, rounded, write_tables
 from tts.config import AudioConfig, load_config
 from tts.data.corpus import read_metadata, read_split
 from tts.errors import TTSError
+from tts.fileio import writable_folder
 from tts.metrics import ErrorCounts, error_counts, mel_cepstral_distortion
 from tts.metrics.quality import resynthesis_quality
 from tts.synthesis import neural_vocoder, vocoder_from_option, vocoder_names
@@ -131,6 +132,7 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 
 def run(args: argparse.Namespace) -> None:
+    writable_folder(args.out)
     audio = load_config(args.config).audio if args.config else None
     summary = evaluate_vocoders(args.vocoder, args.data, args.out, split=args.split, limit=args.limit, audio=audio,
                                 use_asr=not args.no_asr, use_mos=not args.no_mos, device=device(args))

@@ -17,6 +17,7 @@ from tts.commands.options import add_inference, device, inference_changes, int_p
 from tts.config import resolve_inference
 from tts.data import FeatureDataset, feature_dir
 from tts.errors import TTSError
+from tts.fileio import writable_folder
 from tts.metrics import AttentionReport, attention_report
 from tts.models.layers import decoder_steps
 from tts.plots import alignment_figure, alignment_grid, head_grid
@@ -90,6 +91,7 @@ def plot_alignments(checkpoints: list[str], out: str | Path, text: str | None = 
     out = Path(out)
     if out.suffix.lower() != ".png" or out.is_dir():
         raise TTSError(f"--out {out}: give a file name ending in .png")
+    writable_folder(out.parent)
     panels = []
     for path in checkpoints:
         loaded = checkpoint.load(path)

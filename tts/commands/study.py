@@ -33,6 +33,7 @@ from tts.commands.robustness import LONG_MULTIPLES, run_suite
 from tts.config import InferenceConfig, load_config
 from tts.data import compute_features, require_corpus
 from tts.errors import TTSError
+from tts.fileio import writable_folder
 from tts.metrics.asr import normalize_for_scoring
 from tts.synthesis import Synthesizer
 from tts.training.trainer import Trainer
@@ -285,6 +286,7 @@ def register(sub: argparse._SubParsersAction) -> None:
 def run(args: argparse.Namespace) -> None:
     if (args.kinds is None) == (args.variant is None):
         raise TTSError("give the variants to compare: --kinds K1 K2 ... or --variant NAME[:key=value,...] ...")
+    writable_folder(args.out)
     variants = ([Variant.parse(v) for v in args.variant] if args.variant
                 else attention_variants(args.kinds, load_config(args.config).model.name))
     plan = StudyPlan(args.steps, args.curve_every, args.curve_limit, args.eval_limit, not args.no_suite,

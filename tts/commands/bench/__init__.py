@@ -6,13 +6,13 @@ from __future__ import annotations
 import argparse
 import json
 
-from tts.commands.bench import attention, frontend, griffin_lim, model, vocoder
+from tts.commands.bench import attention, frontend, griffin_lim, long_text, model, vocoder
 
-BENCHMARKS = (griffin_lim, vocoder, model, attention, frontend)
+BENCHMARKS = (griffin_lim, vocoder, model, attention, frontend, long_text)
 
 
 def register(sub: argparse._SubParsersAction) -> None:
-    p = sub.add_parser("bench", help="benchmarks that print JSON (griffin-lim, vocoder, model, attention, frontend)")
+    p = sub.add_parser("bench", help="benchmarks that print JSON (speed, memory, convergence)")
     names = p.add_subparsers(dest="benchmark", required=True, parser_class=type(p))
     for benchmark in BENCHMARKS:
         benchmark.register(names)

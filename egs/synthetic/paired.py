@@ -1,0 +1,42 @@
+"""Two evaluations of the same sentences (``tts evaluate ... --out A`` and ``--out B``), compared
+utterance by utterance: the mean difference B − A of each meter with its standard error, so a
+difference can be told from the noise of the sentences.
+
+    python egs/synthetic/paired.py exp/vocoders/test_griffin-lim exp/vocoders/test_hifigan-ljspeech
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+from pathlib import Path
+
+import numpy as np
+
+METERS = ("dnsmos_p808", "dnsmos_sig", "dnsmos_bak", "dnsmos_ovrl", "wer", "cer", "mcd_db")
+
+
+def rows(folder: Path) -> dict[str, dict]:
+    return {row["id"]: row for row in json.loads((folder / "utterances.json").read_text())}
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("a", type=Path)
+    parser.add_argument("b", type=Path)
+    args = parser.parse_args()
+    a, b = rows(args.a), rows(args.b)
+    shared = sorted(set(a) & set(b))
+    result: dict[str, object] = {"a": str(args.a), "b": str(args.b), "utterances": len(shared)}
+    for meter in METERS:
+        if meter in a[shared[0]] and meter in b[shared[0]]:
+            diff = np.array([b[i][meter] - a[i][meter] for i in shared], dtype=float)
+            result[meter] = {"a": round(float(np.mean([a[i][meter] for i in shared])), 4),
+                             "b": round(float(np.mean([b[i][meter] for i in shared])), 4),
+                             "b_minus_a": round(float(diff.mean()), 4),
+                             "standard_error": round(float(diff.std(ddof=1) / np.sqrt(len(diff))), 4)}
+    print(json.dumps(result, indent=1))
+
+
+if __name__ == "__main__":
+    main()
