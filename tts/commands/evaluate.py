@@ -10,7 +10,7 @@ from pathlib import Path
 
 from tts.audio import edge_silence, load_wav
 from tts.commands.options import add_checkpoint, add_inference, add_split, add_vocoder, device, inference_changes
-from tts.commands.robustness import load_suite, run_suite
+from tts.commands.robustness import check_categories, load_suite, run_suite
 from tts.commands.scoring import Item, Meters, score, summarize, write_tables
 from tts.data.corpus import read_metadata, read_split
 from tts.errors import TTSError
@@ -24,6 +24,8 @@ def register(sub: argparse._SubParsersAction) -> None:
     add_split(p, "test", "corpus root with reference recordings (with --suite: the training corpus, whose "
                          "longest utterance sets the long category)", data_required=False)
     p.add_argument("--suite", help="a shipped suite instead of a corpus split: robustness")
+    p.add_argument("--categories", nargs="+", metavar="CATEGORY",
+                   help="with --suite: only these categories (e.g. everyday_heldout, one_word, long)")
     p.add_argument("--out", required=True, help="folder for summary.json, utterances.{csv,md}, wavs and plots")
     p.add_argument("--no-asr", action="store_true", help="skip the recognizer (no WER/CER)")
     p.add_argument("--no-mos", action="store_true", help="skip the quality meters (no DNSMOS, PESQ, STOI)")
@@ -35,14 +37,17 @@ def register(sub: argparse._SubParsersAction) -> None:
 def run(args: argparse.Namespace) -> None:
     if args.suite is None and args.data is None:
         raise TTSError("give --data (a corpus to evaluate on) or --suite robustness")
-    if args.suite is not None:
-        load_suite(args.suite)  # an unknown suite fails before the model loads
+    if args.categories and args.suite is None:
+        raise TTSError("--categories picks categories of a suite: give --suite robustness")
+    if args.suite is not None:  # an unknown suite or category fails before the model loads
+        check_categories(load_suite(args.suite), args.suite, args.categories)
     writable_folder(args.out)
     synthesizer = Synthesizer.from_checkpoint(args.checkpoint, device=device(args), int8=args.int8,
                                               lexicon=args.lexicon,
                                               changes=inference_changes(args))
     if args.suite is not None:
-        run_suite(synthesizer, args.out, args.suite, args.data, use_asr=not args.no_asr, use_mos=not args.no_mos)
+        run_suite(synthesizer, args.out, args.suite, args.data, use_asr=not args.no_asr, use_mos=not args.no_mos,
+                  categories=args.categories)
         print(Path(args.out, "categories.md").read_text())
     else:
         summary = evaluate(synthesizer, args.data, args.out, split=args.split, limit=args.limit,

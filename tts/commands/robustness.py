@@ -40,6 +40,14 @@ def load_suite(name: str) -> dict:
     return yaml.safe_load(path.read_text())
 
 
+def check_categories(definition: dict, suite: str, categories: list[str] | None) -> None:
+    """Refuse categories the suite does not have, naming the ones it has."""
+    unknown = sorted(set(categories or []) - set(suite_categories(definition)))
+    if unknown:
+        raise TTSError(f"suite '{suite}' has no category {', '.join(unknown)} "
+                       f"(it has {', '.join(suite_categories(definition))})")
+
+
 def longest_training_utterance(synthesizer: Synthesizer, data_root: str | Path | None) -> int:
     """Tokens in the longest training utterance of ``data_root``'s feature cache (for the model's
     text settings); :data:`DEFAULT_LONGEST_TOKENS` without a corpus."""
@@ -61,29 +69,42 @@ def long_sentence(clauses: list[str], tokens: int, synthesizer: Synthesizer) -> 
     return text
 
 
-def suite_items(synthesizer: Synthesizer, suite: dict, longest: int) -> list[tuple[str, str, str]]:
-    """``(category, id, text)`` for every input of the suite."""
+def suite_categories(suite: dict) -> list[str]:
+    """The suite's categories, the built ``long`` one last."""
+    return [*suite["categories"], "long"]
+
+
+def suite_items(synthesizer: Synthesizer, suite: dict, longest: int,
+                categories: list[str] | None = None) -> list[tuple[str, str, str]]:
+    """``(category, id, text)`` for every input of the suite (of ``categories`` only, when given)."""
+    wanted = set(categories or suite_categories(suite))
     items = []
     for category, texts in suite["categories"].items():
-        items += [(category, f"{category}-{i:02d}", text) for i, text in enumerate(texts, 1)]
-    for multiple in LONG_MULTIPLES:
-        items.append(("long", f"long-{multiple}x", long_sentence(suite["long_clauses"], multiple * longest, synthesizer)))
+        if category in wanted:
+            items += [(category, f"{category}-{i:02d}", text) for i, text in enumerate(texts, 1)]
+    if "long" in wanted:
+        for multiple in LONG_MULTIPLES:
+            long = long_sentence(suite["long_clauses"], multiple * longest, synthesizer)
+            items.append(("long", f"long-{multiple}x", long))
     return items
 
 
 def run_suite(synthesizer: Synthesizer, out: str | Path, suite: str = "robustness", data_root: str | Path | None = None,
-              engine: str = "festival", use_asr: bool = True, use_mos: bool = True, progress: bool = True) -> dict:
-    """Run every category with the synthesizer's settings; write ``summary.json``, ``categories.md``
-    and the per-utterance tables under ``out``. The long category always says each text in one go."""
+              engine: str = "festival", use_asr: bool = True, use_mos: bool = True, progress: bool = True,
+              categories: list[str] | None = None) -> dict:
+    """Run every category (or ``categories``) with the synthesizer's settings; write
+    ``summary.json``, ``categories.md`` and the per-utterance tables under ``out``. The long
+    category always says each text in one go."""
     start = time.perf_counter()
     out = Path(out)
     check_engine(engine)
     definition = load_suite(suite)
+    check_categories(definition, suite, categories)
     longest = longest_training_utterance(synthesizer, data_root)
     audio = synthesizer.config.audio
     meters = Meters.create(use_asr, use_mos)
     by_category: dict[str, list[Item]] = {}
-    for category, uid, text in suite_items(synthesizer, definition, longest):
+    for category, uid, text in suite_items(synthesizer, definition, longest, categories):
         reference = edge_silence(speak(normalize_text(text), engine, audio.sample_rate), audio)
         by_category.setdefault(category, []).append(Item(uid, text, reference, category))
     scored: dict[str, list[Scored]] = {}
@@ -95,10 +116,11 @@ def run_suite(synthesizer: Synthesizer, out: str | Path, suite: str = "robustnes
                                "longest_training_tokens": longest,
                                "categories": {c: summarize(s) for c, s in scored.items()},
                                "overall": summarize([s for group in scored.values() for s in group])}
-    if use_asr:
+    if use_asr and "one_word" in scored:
         one_word = [s.ours for s in scored["one_word"] if s.ours is not None]
         summary["categories"]["one_word"]["recognized"] = round(
             sum(counts.word_errors == 0 for counts in one_word) / len(one_word), 3)
+    if use_asr and "long" in scored:
         long = {s.row["id"]: (s.ours, s.ceiling) for s in scored["long"] if s.ours and s.ceiling}
         summary["long_cer"] = {f"{m}x": round(long[f"long-{m}x"][0].cer, 4) for m in LONG_MULTIPLES}
         summary["long_reference_cer"] = {f"{m}x": round(long[f"long-{m}x"][1].cer, 4) for m in LONG_MULTIPLES}

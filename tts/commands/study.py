@@ -39,6 +39,8 @@ from tts.synthesis import Synthesizer
 from tts.training.trainer import Trainer
 
 ALIGNED_DIAGONAL, ALIGNED_FOCUS = 0.9, 0.5
+#: the suite's categories the study reads (the 100 held-out everyday sentences are for judging voices)
+STUDY_SUITE = ["one_word", "short_phrase", "everyday", "numbers", "tongue_twisters", "long"]
 
 
 @dataclass
@@ -195,7 +197,7 @@ def run_variant(config_path: Path, data_root: Path, out: Path, variant: Variant,
     if plan.suite:
         if not (exp / "suite" / "summary.json").is_file():
             run_suite(synthesizer, exp / "suite", data_root=data_root, use_asr=plan.use_asr, use_mos=plan.use_mos,
-                      progress=progress)
+                      progress=progress, categories=STUDY_SUITE)
         row["suite"] = json.loads((exp / "suite" / "summary.json").read_text())
     result_file.parent.mkdir(parents=True, exist_ok=True)
     result_file.write_text(json.dumps(row, indent=1))

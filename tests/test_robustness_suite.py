@@ -1,0 +1,51 @@
+"""The robustness suite's held-out everyday sentences are the project's own: in no text any corpus
+recipe draws from (LJSpeech's transcripts, the fortune files), not even as a run of six words."""
+
+import gzip
+import re
+from pathlib import Path
+
+import pytest
+
+from tts.commands.robustness import load_suite, suite_categories
+
+ROOT = Path(__file__).resolve().parents[1]
+FORTUNES = Path("/usr/share/games/fortunes")
+
+
+def words(text: str) -> list[str]:
+    return re.findall(r"[a-z']+", text.lower())
+
+
+def six_word_runs(text: str) -> set[tuple[str, ...]]:
+    w = words(text)
+    return {tuple(w[i:i + 6]) for i in range(len(w) - 5)}
+
+
+def training_sources() -> str:
+    with gzip.open(ROOT / "recipes" / "ljspeech" / "nvidia_filelists.tsv.gz", "rt", encoding="utf-8") as fh:
+        text = fh.read()
+    for path in sorted(FORTUNES.glob("*")):
+        if path.is_file() and not path.suffix:
+            text += "\n" + path.read_text(encoding="latin-1")
+    return text
+
+
+def test_the_held_out_everyday_sentences_are_in_no_training_source():
+    held_out = load_suite("robustness")["categories"]["everyday_heldout"]
+    assert len(held_out) >= 100 and len(set(held_out)) == len(held_out)
+    if not any(FORTUNES.glob("*")):
+        pytest.skip("the fortune files are not installed (make system-deps installs them)")
+    sources = " ".join(words(training_sources()))
+    runs = set().union(*(six_word_runs(s) for s in held_out))
+    found = sorted(" ".join(run) for run in runs if " ".join(run) in sources)
+    assert not found, found
+
+
+def test_a_suite_run_can_take_some_categories(tmp_path):
+    from tts import cli
+
+    suite = load_suite("robustness")
+    assert suite_categories(suite)[-1] == "long" and "everyday_heldout" in suite_categories(suite)
+    assert cli.main(["evaluate", "--suite", "robustness", "--categories", "nope", "--out", str(tmp_path)]) == 2
+    assert cli.main(["evaluate", "--data", "x", "--categories", "one_word", "--out", str(tmp_path)]) == 2
