@@ -81,3 +81,9 @@ def test_every_mechanism_is_one_line_away_in_every_tacotron2_config(path):
     for kind in ATTENTION_KINDS:
         config = load_config(root / path, [f"model.tacotron2.attention.kind={kind}"])
         assert config.model.tacotron2.attention.kind == kind
+
+
+def test_a_bare_off_is_the_choice_off_not_a_boolean():
+    assert load_config(None, ["train.amp=off"]).train.amp == "off"  # YAML 1.1 reads off as False
+    with pytest.raises(ConfigError, match="'train.amp' must be one of auto, off, bf16, fp16, got True"):
+        load_config(None, ["train.amp=yes"])

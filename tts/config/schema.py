@@ -87,6 +87,8 @@ def _convert(value: Any, annotation: Any, key: str) -> Any:
         return _convert(value, inner, key)
     if origin is Literal:
         allowed = typing.get_args(annotation)
+        if isinstance(value, bool) and ("on" if value else "off") in allowed:
+            value = "on" if value else "off"  # YAML 1.1 reads a bare off / on as a boolean
         if value not in allowed:
             raise ConfigError(f"config key '{key}' must be one of {', '.join(allowed)}, got {value!r}")
         return value
