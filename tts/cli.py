@@ -20,6 +20,7 @@ from tts.commands import (
     g2p,
     plot_alignment,
     report,
+    serve,
     study,
     synthesize,
     train,
@@ -30,7 +31,7 @@ from tts.errors import Interrupted, Stopped, TTSError
 
 #: every command, in the order ``tts --help`` lists them; each module has ``register(subparsers)``
 COMMANDS = (g2p, vocode, features, train, synthesize, evaluate, evaluate_vocoder, validate, plot_alignment, export,
-            study, report, bench)
+            study, report, bench, serve)
 
 
 class Parser(argparse.ArgumentParser):

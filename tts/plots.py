@@ -4,6 +4,7 @@ checkpoints side by side; every head of a multi-head model. They take arrays and
 
 from __future__ import annotations
 
+import io
 from pathlib import Path
 
 import matplotlib
@@ -106,6 +107,14 @@ def save_figure(fig: plt.Figure, path: str | Path, dpi: int = 100) -> Path:
     fig.savefig(path, dpi=dpi)
     plt.close(fig)
     return path
+
+
+def figure_to_png(fig: plt.Figure, dpi: int = 100) -> bytes:
+    """The figure as PNG bytes (closed afterwards)."""
+    buffer = io.BytesIO()
+    fig.savefig(buffer, format="png", dpi=dpi)
+    plt.close(fig)
+    return buffer.getvalue()
 
 
 def figure_to_array(fig: plt.Figure) -> np.ndarray:

@@ -1,0 +1,130 @@
+"""``tts serve``: the HTTP answers (in-process through Starlette's test client) and the service as a
+user meets it (a real process on a loopback port, a real HTTP client)."""
+
+import io
+import json
+import socket
+import subprocess
+import sys
+import time
+import urllib.error
+import urllib.request
+
+import pytest
+import soundfile as sf
+
+pytest.importorskip("httpx")
+from starlette.testclient import TestClient  # noqa: E402
+
+from tts.commands.serve import load_service, parse_voices  # noqa: E402
+from tts.errors import TTSError  # noqa: E402
+from tts.serve import Limits, create_app  # noqa: E402
+
+FAST = {"max_frames_per_token": 2}
+
+
+@pytest.fixture(scope="module")
+def client(tiny_experiment):
+    service = load_service({"tiny": str(tiny_experiment / "checkpoint_00000004.pt")}, ["griffin-lim"], "cpu",
+                           Limits(max_chars=200, max_body_bytes=2000, max_jobs=4, timeout=60))
+    with TestClient(create_app(service)) as test_client:
+        yield test_client
+
+
+def test_health_names_the_voices_and_vocoders(client):
+    health = client.get("/health").json()
+    assert health["status"] == "ok" and health["voices"] == {"tiny": ["griffin-lim"]} and health["jobs"] == 0
+
+
+def test_synthesize_answers_a_wav_and_json_with_the_figure(client):
+    response = client.post("/synthesize", json={"text": "A cat sat.", "settings": FAST})
+    assert response.status_code == 200 and response.headers["content-type"] == "audio/wav"
+    wav, rate = sf.read(io.BytesIO(response.content))
+    assert rate == 22050 and len(wav) > 1000 and float(response.headers["X-TTS-Seconds"]) == pytest.approx(
+        len(wav) / rate, abs=1e-3)
+    answer = client.post("/synthesize?format=json", json={"text": "A cat sat.", "voice": "tiny",
+                                                          "vocoder": "griffin-lim", "settings": FAST}).json()
+    import base64
+
+    assert base64.b64decode(answer["figure"])[:8] == b"\x89PNG\r\n\x1a\n"
+    assert base64.b64decode(answer["audio"])[:4] == b"RIFF"
+    assert answer["warnings"] and "step limit" in answer["warnings"][0]  # a barely trained model never stops
+
+
+@pytest.mark.parametrize("body, headers, status, message", [
+    (b"{not json", {"Content-Type": "application/json"}, 400, "not valid JSON"),
+    (b'["a list"]', {"Content-Type": "application/json"}, 400, "must be a JSON object"),
+    (b"{}", {"Content-Type": "application/json"}, 400, "give the text to say"),
+    (b'{"text": "   "}', {"Content-Type": "application/json"}, 400, "give the text to say"),
+    (b'{"text": "?!?"}', {"Content-Type": "application/json"}, 400, "nothing to speak"),
+    (json.dumps({"text": "x" * 201}).encode(), {"Content-Type": "application/json"}, 413, "at most 200 per request"),
+    (json.dumps({"text": "Hi. " * 600}).encode(), {"Content-Type": "application/json"}, 413, "at most 2000"),
+    (b'{"text": "Hi.", "voice": "nope"}', {"Content-Type": "application/json"}, 404, "no voice 'nope'"),
+    (b'{"text": "Hi.", "vocoder": "wavenet"}', {"Content-Type": "application/json"}, 404, "no vocoder 'wavenet'"),
+    (b'{"text": "Hi.", "speed": 2}', {"Content-Type": "application/json"}, 400, "unknown field(s) speed"),
+    (b'{"text": "Hi.", "settings": {"stop_threshold": NaN}}', {"Content-Type": "application/json"}, 422,
+     "'inference.stop_threshold' must be >= 0 and <= 1, got nan"),
+    (b'{"text": "Hi.", "settings": {"max_decoder_steps": 0}}', {"Content-Type": "application/json"}, 422,
+     "'inference.max_decoder_steps' must be >= 1"),
+    (b'{"text": "Hi.", "settings": {"vocoder": "x"}}', {"Content-Type": "application/json"}, 400, "settings may change"),
+    (b"text=Hi", {"Content-Type": "application/x-www-form-urlencoded"}, 415, "send JSON"),
+])
+def test_bad_requests_get_a_4xx_with_one_message_and_the_service_keeps_serving(client, body, headers, status,
+                                                                                message):
+    response = client.post("/synthesize", content=body, headers=headers)
+    assert response.status_code == status and message in response.json()["error"], response.text
+    assert client.get("/health").json()["jobs"] == 0
+    assert client.post("/synthesize", json={"text": "Hi.", "settings": FAST}).status_code == 200
+
+
+def test_a_checkpoint_that_fails_to_load_is_refused_at_start(tmp_path):
+    (tmp_path / "bad.pt").write_text("not a checkpoint")
+    with pytest.raises(TTSError, match="not a readable checkpoint"):
+        load_service({"bad": str(tmp_path / "bad.pt")}, ["griffin-lim"], "cpu", Limits())
+    with pytest.raises(TTSError, match="give NAME=CHECKPOINT"):
+        parse_voices(["nameonly"])
+
+
+def free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return sock.getsockname()[1]
+
+
+def test_the_service_as_a_real_process_answers_concurrent_requests(tiny_experiment):
+    """Started as a user starts it; 20 requests at once are batched and all answered; bad ones
+    are 4xx; the process keeps serving until it is stopped."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    port = free_port()
+    server = subprocess.Popen([sys.executable, "-m", "tts.cli", "serve", "--voice",
+                               f"tiny={tiny_experiment / 'checkpoint_00000004.pt'}", "--vocoder", "griffin-lim",
+                               "--max-jobs", "32", "--port", str(port)], stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    base = f"http://127.0.0.1:{port}"
+    try:
+        for _ in range(300):
+            try:
+                urllib.request.urlopen(f"{base}/health", timeout=1)
+                break
+            except (urllib.error.URLError, ConnectionError):
+                assert server.poll() is None, server.stdout.read()
+                time.sleep(0.2)
+
+        def post(text: str) -> tuple[int, bytes]:
+            request = urllib.request.Request(f"{base}/synthesize", data=json.dumps(
+                {"text": text, "settings": FAST}).encode(), headers={"Content-Type": "application/json"})
+            try:
+                with urllib.request.urlopen(request, timeout=120) as response:
+                    return response.status, response.read()
+            except urllib.error.HTTPError as exc:
+                return exc.code, exc.read()
+
+        with ThreadPoolExecutor(20) as pool:
+            answers = list(pool.map(post, [f"Sentence number {i}." for i in range(20)] + [""]))
+        assert [code for code, _ in answers[:20]] == [200] * 20 and all(body[:4] == b"RIFF" for _, body in answers[:20])
+        assert answers[20][0] == 400 and b"give the text" in answers[20][1]
+        assert urllib.request.urlopen(f"{base}/", timeout=10).read().startswith(b"<!doctype html>")
+        assert server.poll() is None
+    finally:
+        server.terminate()
+        server.wait(timeout=30)
