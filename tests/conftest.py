@@ -55,6 +55,7 @@ def tiny_config_dict() -> dict:
         "optim": {"lr": 2e-3},
         "train": {"max_steps": 4, "log_every": 1, "validate_every": 1000, "checkpoint_every": 2,
                   "keep_last": 2, "n_val_audio": 1},
+        "inference": {"vocoder": "griffin-lim"},  # quick; the pretrained HiFi-GAN has tests of its own
     }
 
 

@@ -87,3 +87,16 @@ def test_a_missing_or_corrupt_wheel_is_one_clear_error(tmp_path, monkeypatch):
         pretrained_hifigan("hifigan-universal")
     with pytest.raises(TTSError, match="unknown pretrained vocoder 'hifigan-v9'"):
         pretrained_hifigan("hifigan-v9")
+
+
+def test_the_bundled_voice_speaks_through_the_pretrained_hifigan_by_default():
+    from tts.synthesis import Synthesizer
+    from tts.vocoders import GriffinLim
+    from tts.vocoders.hifigan import HiFiGANGenerator
+
+    bundled = Synthesizer.from_checkpoint()
+    assert bundled.settings.vocoder == "hifigan" and isinstance(bundled.vocoder, HiFiGANGenerator)
+    (result,) = bundled(["Hello there."])
+    assert result.duration > 0.3 and 0.05 < float(abs(result.waveform).max()) <= 1.0
+    plain = Synthesizer.from_checkpoint(changes={"vocoder": "griffin-lim"})
+    assert isinstance(plain.vocoder, GriffinLim)

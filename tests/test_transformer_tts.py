@@ -154,7 +154,7 @@ def test_transformer_trains_synthesizes_and_plots_heads(tiny_corpus, tmp_path):
     d["train"].update(max_steps=2, checkpoint_every=2)
     Trainer(config_from_dict(d), tiny_corpus, tmp_path / "exp", progress=False).fit()
     ckpt = tmp_path / "exp" / "checkpoint_00000002.pt"
-    fast = {"max_frames_per_token": 2, "griffin_lim.iterations": 2}
+    fast = {"max_frames_per_token": 2, "griffin_lim.iterations": 2, "vocoder": "griffin-lim"}
     result = Synthesizer.from_checkpoint(ckpt, changes=fast)(["A cat sat. It ran."])[0]
     assert result.segments[0].attention_heads.shape[:2] == (2, 2)
     assert result.alignment.shape[1] == len(result.tokens)

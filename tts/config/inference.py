@@ -50,7 +50,7 @@ class InferenceConfig:
     batch_size: int = bounded(8, 1)
     split_sentences: bool = True
     sentence_pause: float = bounded(0.25, 0.0)
-    vocoder: str = "griffin-lim"
+    vocoder: str = "hifigan"
     griffin_lim: GriffinLimConfig = field(default_factory=GriffinLimConfig)
 
     def __post_init__(self) -> None:
