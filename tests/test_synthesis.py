@@ -355,7 +355,7 @@ def test_study_trains_and_compares_variants_and_resumes(tiny_corpus, tmp_path):
     saved = checkpoint.read(tmp_path / "study" / "forward" / "checkpoint_00000004.pt")
     assert saved.config.model.tacotron2.attention.kind == "forward"
     table = (tmp_path / "study" / "study.md").read_text()
-    assert "| forward |" in table and "4 steps per variant" in table
+    assert "| forward |" in table and "4 updates per variant (2 finished)" in table
     mtime = (tmp_path / "study" / "forward" / "checkpoint_00000004.pt").stat().st_mtime_ns
     run_study(config, tiny_corpus, tmp_path / "study", variants, plan, progress=False)  # finished: read back
     assert (tmp_path / "study" / "forward" / "checkpoint_00000004.pt").stat().st_mtime_ns == mtime
@@ -372,3 +372,27 @@ def test_study_trains_and_compares_variants_and_resumes(tiny_corpus, tmp_path):
     run_study(config, tiny_corpus, tmp_path / "study", variants, plan, progress=False)
     with pytest.raises(TTSError, match="NAME or NAME:key=value"):
         Variant.parse("bad name:x=1")
+
+
+def test_the_study_report_compares_each_variant_with_the_best_paired_over_sentences(tmp_path):
+    from tts.commands.study_report import paired_wer_difference, write_report
+
+    def row(name: str, errors: list[int], wer: float) -> dict:
+        return {"variant": name, "aligned_at": {"step": 500, "minutes": 9.5}, "seconds_per_update": 0.6,
+                "decoder_step_ms": 1.2, "test": {"wer": wer, "cer": wer / 2, "attention_failures": {
+                    "skips": 0, "repeats": 1, "early_stops": 0, "step_limit_hits": 0, "first_token_skips": 0}},
+                "test_utterances": {"ids": ["a", "b", "c"], "word_errors": errors, "words": [10, 10, 10]},
+                "curve": [{"step": 500, "wer": wer + 0.2}, {"step": 1000, "wer": wer}]}
+
+    good, worse = row("good", [0, 1, 2], 0.1), row("worse", [1, 3, 2], 0.2)
+    mean, error = paired_wer_difference(worse, good)
+    assert mean == pytest.approx(0.1) and error == pytest.approx(np.std([0.1, 0.2, 0.0], ddof=1) / np.sqrt(3))
+    (tmp_path / "results").mkdir()
+    for r in (worse, good):
+        (tmp_path / "results" / f"{r['variant']}.json").write_text(json.dumps(r))
+    result = write_report(tmp_path, "c.yaml", "d", 1000)
+    table = (tmp_path / "study.md").read_text().splitlines()
+    assert table[0].endswith("1000 updates per variant (2 finished).")
+    assert table[4].startswith("| good | 500 (9.5) | 0.1 | – |")  # best first
+    assert table[5].startswith("| worse | 500 (9.5) | 0.2 | +0.100 ± 0.058 |")
+    assert (tmp_path / "curves.png").is_file() and len(result["rows"]) == 2

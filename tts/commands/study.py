@@ -29,7 +29,8 @@ from tts import checkpoint
 from tts.commands.evaluate import evaluate
 from tts.commands.options import add_device, device, positive_int
 from tts.commands.report import read_metrics
-from tts.commands.robustness import LONG_MULTIPLES, run_suite
+from tts.commands.robustness import run_suite
+from tts.commands.study_report import write_report
 from tts.config import InferenceConfig, load_config
 from tts.data import compute_features, require_corpus
 from tts.errors import TTSError
@@ -214,8 +215,8 @@ def corpus_fingerprint(data_root: Path) -> str:
 
 def run_study(config_path: str | Path, data_root: str | Path, out: str | Path, variants: list[Variant],
               plan: StudyPlan, device: str | None = None, progress: bool = True) -> dict:
-    """Every variant in turn (a finished one is read back from its result file); writes
-    ``study.json``, ``study.md`` and ``length.png`` under ``out``."""
+    """Every variant in turn (a finished one is read back from its result file); then the report
+    (:func:`~tts.commands.study_report.write_report`) under ``out``."""
     config_path, data_root, out = Path(config_path), require_corpus(data_root), Path(out)
     if not config_path.is_file():
         raise TTSError(f"config file {config_path} does not exist")
@@ -230,40 +231,9 @@ def run_study(config_path: str | Path, data_root: str | Path, out: str | Path, v
             raise TTSError(f"--curve-every {plan.curve_every} is not a multiple of train.checkpoint_every "
                            f"({configs[variant.name].train.checkpoint_every}) of variant {variant.name}")
     _claim(out, _identity(config_path, data_root, plan, variants))
-    rows = [run_variant(config_path, data_root, out, v, plan, device, progress) for v in variants]
-    result = {"config": str(config_path), "data": str(data_root), "steps": plan.steps, "rows": rows}
-    (out / "study.json").write_text(json.dumps(result, indent=1))
-    (out / "study.md").write_text(study_table(result))
-    if plan.suite and plan.use_asr:
-        length_figure(rows, out / "length.png")
-    return result
-
-
-def study_table(result: dict) -> str:
-    """A README-ready markdown table of the study."""
-    lines = [f"Study of `{result['config']}` on `{result['data']}`, {result['steps']} steps per variant.", "",
-             "| variant | aligned at step (min) | val loss | test WER | CER | skips | first-token skips | repeats | "
-             "early stops | step-limit hits | long CER 1x / 2x / 3x |", "|" + "---|" * 11]
-    for row in result["rows"]:
-        test, fails = row["test"], row["test"]["attention_failures"]
-        aligned = row["aligned_at"]
-        aligned_text = f"{aligned['step']} ({aligned['minutes']})" if aligned["step"] else "not aligned"
-        long = row.get("suite", {}).get("long_cer")
-        long_text = " / ".join(str(long[f"{m}x"]) for m in LONG_MULTIPLES) if long else "–"
-        lines.append(f"| {row['variant']} | {aligned_text} | {row['val_loss']:.3f} | {test.get('wer', '–')} | "
-                     f"{test.get('cer', '–')} | {fails['skips']} | {fails['first_token_skips']} | {fails['repeats']} | "
-                     f"{fails['early_stops']} | {fails['step_limit_hits']} | {long_text} |")
-    return "\n".join(lines) + "\n"
-
-
-def length_figure(rows: list[dict], path: Path) -> None:
-    """CER of the long unsplit sentences against their length, one line per variant."""
-    from tts.plots import figure_of_lines, save_figure
-
-    lines = {row["variant"]: [row["suite"]["long_cer"][f"{m}x"] for m in LONG_MULTIPLES] for row in rows
-             if "long_cer" in row.get("suite", {})}
-    save_figure(figure_of_lines(list(LONG_MULTIPLES), lines, "length (x the longest training utterance)", "CER",
-                                "Reading long unsplit sentences"), path)
+    for variant in variants:
+        run_variant(config_path, data_root, out, variant, plan, device, progress)
+    return write_report(out, str(config_path), str(data_root), plan.steps)
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -281,14 +251,21 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--no-suite", action="store_true", help="skip the robustness suite")
     p.add_argument("--no-asr", action="store_true")
     p.add_argument("--no-mos", action="store_true")
+    p.add_argument("--report-only", action="store_true",
+                   help="train nothing: write the report of the variants finished so far")
     add_device(p)
     p.set_defaults(func=run)
 
 
 def run(args: argparse.Namespace) -> None:
+    writable_folder(args.out)
+    if args.report_only:
+        result = write_report(Path(args.out), args.config, args.data, args.steps)
+        print(Path(args.out, "study.md").read_text())
+        print(f"{len(result['rows'])} finished variants: {args.out}/study.json")
+        return
     if (args.kinds is None) == (args.variant is None):
         raise TTSError("give the variants to compare: --kinds K1 K2 ... or --variant NAME[:key=value,...] ...")
-    writable_folder(args.out)
     variants = ([Variant.parse(v) for v in args.variant] if args.variant
                 else attention_variants(args.kinds, load_config(args.config).model.name))
     plan = StudyPlan(args.steps, args.curve_every, args.curve_limit, args.eval_limit, not args.no_suite,

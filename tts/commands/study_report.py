@@ -1,0 +1,90 @@
+"""The report of a study (``tts study``): from the result files of the finished variants, a table
+with each variant's difference to the best one and its standard error (paired over the same test
+sentences), learning curves and length generalization."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import numpy as np
+
+from tts.commands.robustness import LONG_MULTIPLES
+from tts.plots import figure_of_lines, save_figure
+
+
+def read_results(out: Path) -> list[dict]:
+    """The finished variants' rows (``out/results/*.json``), in the order they finished."""
+    paths = sorted((out / "results").glob("*.json"), key=lambda p: p.stat().st_mtime)
+    return [json.loads(p.read_text()) for p in paths]
+
+
+def paired_wer_difference(row: dict, best: dict) -> tuple[float, float] | None:
+    """Mean per-sentence WER of ``row`` minus ``best``'s over the sentences both read, and its
+    standard error (None without per-sentence errors)."""
+    a, b = row.get("test_utterances") or {}, best.get("test_utterances") or {}
+    if not a or not b:
+        return None
+    theirs = dict(zip(b["ids"], zip(b["word_errors"], b["words"])))
+    diffs = [errors / max(words, 1) - theirs[uid][0] / max(theirs[uid][1], 1)
+             for uid, errors, words in zip(a["ids"], a["word_errors"], a["words"]) if uid in theirs]
+    if len(diffs) < 2:
+        return None
+    values = np.array(diffs)
+    return float(values.mean()), float(values.std(ddof=1) / np.sqrt(len(values)))
+
+
+def study_table(result: dict) -> str:
+    """A markdown table of the study, best test WER first."""
+    rows = sorted(result["rows"], key=lambda r: r["test"].get("wer", float("inf")))
+    best = rows[0] if rows else {}
+    lines = [f"Study of `{result['config']}` on `{result['data']}`, {result['steps']} updates per variant "
+             f"({len(rows)} finished).", "",
+             "| variant | aligned at update (min) | test WER | vs best (± SE) | CER | utterances with skips / repeats / "
+             "early stops / step-limit hits | first-token skips | long CER 1x / 2x / 3x | s per update | "
+             "ms per decoder step |", "|" + "---|" * 10]
+    for row in rows:
+        test, fails = row["test"], row["test"]["attention_failures"]
+        aligned = row["aligned_at"]
+        aligned_text = f"{aligned['step']} ({aligned['minutes']})" if aligned["step"] else "not aligned"
+        long = row.get("suite", {}).get("long_cer")
+        long_text = " / ".join(str(long[f"{m}x"]) for m in LONG_MULTIPLES) if long else "–"
+        paired = paired_wer_difference(row, best) if row is not best else None
+        versus = f"{paired[0]:+.3f} ± {paired[1]:.3f}" if paired else "–"
+        lines.append(f"| {row['variant']} | {aligned_text} | {test.get('wer', '–')} | {versus} | {test.get('cer', '–')} | "
+                     f"{fails['skips']} / {fails['repeats']} / {fails['early_stops']} / {fails['step_limit_hits']} | "
+                     f"{fails['first_token_skips']} | {long_text} | {row.get('seconds_per_update', '–')} | "
+                     f"{row.get('decoder_step_ms', '–')} |")
+    return "\n".join(lines) + "\n"
+
+
+def curves_figure(rows: list[dict], path: Path) -> None:
+    """Free-running WER of the curve sentences against updates, one line per variant."""
+    curves = {r["variant"]: r["curve"] for r in rows if r.get("curve") and r["curve"][0].get("wer") is not None}
+    if not curves:
+        return
+    steps = [point["step"] for point in next(iter(curves.values()))]
+    lines = {name: [point["wer"] for point in curve] for name, curve in curves.items() if len(curve) == len(steps)}
+    save_figure(figure_of_lines(steps, lines, "updates", "WER (free-running, first test sentences)",
+                                "Learning to read"), path)
+
+
+def length_figure(rows: list[dict], path: Path) -> None:
+    """CER of the long unsplit sentences against their length, one line per variant."""
+    lines = {row["variant"]: [row["suite"]["long_cer"][f"{m}x"] for m in LONG_MULTIPLES] for row in rows
+             if "long_cer" in row.get("suite", {})}
+    if lines:
+        save_figure(figure_of_lines(list(LONG_MULTIPLES), lines, "length (x the longest training utterance)", "CER",
+                                    "Reading long unsplit sentences"), path)
+
+
+def write_report(out: Path, config: str, data: str, steps: int) -> dict:
+    """``study.json``, ``study.md``, ``curves.png`` and ``length.png`` under ``out`` from its result files."""
+    rows = read_results(out)
+    result = {"config": config, "data": data, "steps": steps, "rows": rows}
+    out.mkdir(parents=True, exist_ok=True)
+    (out / "study.json").write_text(json.dumps(result, indent=1))
+    (out / "study.md").write_text(study_table(result))
+    curves_figure(rows, out / "curves.png")
+    length_figure(rows, out / "length.png")
+    return result
