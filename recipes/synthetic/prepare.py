@@ -14,6 +14,12 @@ sentences. A corpus of 5–25-word sentences never shows a model a one-word utte
 learns neither to start nor to stop one. No text of the robustness suite
 (``tts/commands/suites/robustness.yaml``) is among them; the val and test splits are unchanged.
 
+``--texts broad``: sentences of 5–25 words from the fortune files and LJSpeech's transcripts
+(17,400 candidates), chosen by a greedy cover of ARPAbet diphones (``coverage.py``; a diphone counts
+until it occurs ``--cover-target`` times), no robustness-suite text among them; the coverage goes
+to ``coverage.json``. 8,000 of them hold 1,245 of the 39 × 39 diphones (1,041 at least ten times),
+where the 3,000 fortunes of the default corpus hold 1,149 (841).
+
 ``--texts ljspeech``: an offline stand-in for LJSpeech-1.1 in its exact layout (``metadata.csv``
 ``id|text|normalized text`` and ``wavs/<id>.wav``, no splits): LJSpeech's own normalized
 transcripts with their ids, from NVIDIA's filelists (``recipes/ljspeech/nvidia_filelists.tsv.gz``):
@@ -22,7 +28,9 @@ proportions of ``size``). ``bash egs/ljspeech/run.sh --data-dir <it>`` then runs
 
 The text is normalized with the project's frontend before it is spoken, so audio and transcript
 agree on how numbers and abbreviations are read. Wavs are resampled to 22050 Hz, trimmed and
-peak-normalized. Re-running resumes: a finished wav is kept if its id still has the same text.
+peak-normalized. Re-running resumes, after a finished or an interrupted run alike
+(``texts.tsv`` records every id's text before synthesis starts): a finished wav is kept only if
+its id still has the same text, so audio of two runs never mixes under one id.
 """
 
 from __future__ import annotations
@@ -122,7 +130,10 @@ def speak_job(job: tuple[str, str, str, str, int]) -> tuple[str, str]:
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--out", required=True, help="corpus root to create")
-    parser.add_argument("--texts", choices=["fortunes", "ljspeech"], default="fortunes")
+    parser.add_argument("--texts", choices=["fortunes", "ljspeech", "broad"], default="fortunes",
+                        help="broad: fortunes and LJSpeech's transcripts, chosen for diphone coverage")
+    parser.add_argument("--cover-target", type=int, default=5,
+                        help="broad: a diphone counts toward the cover until it occurs this many times")
     parser.add_argument("--size", type=int, default=3000, help="number of utterances")
     parser.add_argument("--engine", choices=sorted(ENGINES), default="festival")
     parser.add_argument("--seed", type=int, default=1234)
@@ -197,16 +208,61 @@ def ljspeech_utterances(size: int, seed: int) -> list[Utterance]:
     return [Utterance(uid, text, normalize_text(text)) for uid, text in chosen]
 
 
+def broad_utterances(size: int, target: int, out: Path) -> list[Utterance]:
+    """``size`` sentences of 5–25 words from the fortune files (ids ``FRT*``) and LJSpeech's
+    transcripts (their own ids), chosen by a greedy diphone cover (:mod:`coverage`), none a
+    robustness-suite text; the coverage goes to ``out/coverage.json``."""
+    import json
+
+    from coverage import coverage_report, diphones, greedy_cover, phones
+    from tqdm import tqdm
+
+    from tts.commands.robustness import load_suite
+    from tts.text import Tokenizer
+
+    if not LJSPEECH_FILELISTS.is_file():
+        raise TTSError(f"{LJSPEECH_FILELISTS} is missing (LJSpeech's transcripts): restore it with "
+                       f"'git checkout -- {LJSPEECH_FILELISTS.relative_to(LJSPEECH_FILELISTS.parents[2])}'")
+    held_out = {comparable(t) for texts in load_suite("robustness")["categories"].values() for t in texts}
+    texts = {f"FRT{i:05d}": s for i, s in enumerate(read_sentences(), 1)}
+    with gzip.open(LJSPEECH_FILELISTS, "rt", encoding="utf-8") as fh:
+        texts.update({uid: text for uid, _, text in (line.rstrip("\n").split("\t", 2) for line in fh)
+                      if 5 <= len(text.split()) <= 25})
+    texts = {uid: t for uid, t in texts.items() if comparable(t) not in held_out}
+    if len(texts) < size:
+        raise TTSError(f"only {len(texts)} candidate sentences, asked for {size}")
+    tokenizer, sounds, lengths = Tokenizer(), {}, {}
+    for uid, text in tqdm(sorted(texts.items()), desc="phonemes", unit="sentence"):
+        try:
+            sequence = phones(text, tokenizer)
+        except TTSError as exc:
+            print(f"warning: left out {uid}: {exc}")
+            continue
+        sounds[uid], lengths[uid] = diphones(sequence), len(sequence)
+    chosen = greedy_cover(sounds, lengths, size, target)
+    report = {"candidates": len(sounds), "cover_target": target, **coverage_report([sounds[k] for k in chosen]),
+              "from_ljspeech": sum(not k.startswith("FRT") for k in chosen)}
+    (out / "coverage.json").write_text(json.dumps(report, indent=1))
+    print(f"diphone coverage: {json.dumps(report)}")
+    return [Utterance(uid, texts[uid], normalize_text(texts[uid])) for uid in sorted(chosen)]
+
+
 def synthesize(out: Path, utterances: list[Utterance], args: argparse.Namespace) -> list[Utterance]:
     """Speak every utterance to ``out/wavs`` (a wav whose id changed text is redone); the ones kept.
     Failures are listed in ``synthesis_failures.tsv``."""
     from tqdm import tqdm
 
-    if (out / "metadata.csv").is_file():  # a rerun: a wav is reused only if its id still has its text
-        spoken = {u.id: u.normalized for u in read_metadata(out)}
-        for utt in utterances:
-            if spoken.get(utt.id, utt.normalized) != utt.normalized:
-                (out / "wavs" / f"{utt.id}.wav").unlink(missing_ok=True)
+    # a rerun, finished or interrupted: a wav is reused only if its id still has its text
+    manifest = out / "texts.tsv"
+    spoken = dict(line.split("\t", 1) for line in manifest.read_text(encoding="utf-8").splitlines() if "\t" in line) \
+        if manifest.is_file() else {}
+    if (out / "metadata.csv").is_file():
+        spoken.update({u.id: u.normalized for u in read_metadata(out)})
+    for utt in utterances:
+        if spoken.get(utt.id, utt.normalized) != utt.normalized:
+            (out / "wavs" / f"{utt.id}.wav").unlink(missing_ok=True)
+    spoken.update({u.id: u.normalized for u in utterances})
+    manifest.write_text("".join(f"{uid}\t{text}\n" for uid, text in sorted(spoken.items())), encoding="utf-8")
     jobs = [(u.id, u.normalized, args.engine, str(out), args.sample_rate) for u in utterances]
     failures = {}
     with mp.Pool(args.jobs) as pool:
@@ -223,8 +279,9 @@ def build(args: argparse.Namespace) -> None:
     out = Path(args.out)
     (out / "wavs").mkdir(parents=True, exist_ok=True)
     (out / "synthesis_failures.tsv").unlink(missing_ok=True)
-    utterances = (fortune_utterances(args.size, args.seed) if args.texts == "fortunes"
-                  else ljspeech_utterances(args.size, args.seed))
+    utterances = {"fortunes": fortune_utterances, "ljspeech": ljspeech_utterances,
+                  "broad": lambda size, seed: broad_utterances(size, args.cover_target, out)}[args.texts](args.size,
+                                                                                                   args.seed)
     kept = synthesize(out, utterances, args)
     if args.texts == "ljspeech":
         write_metadata(out, kept)
