@@ -19,6 +19,7 @@ LAYERS = [
     ("tts.metrics", "tts.plots"),
     ("tts.training",),
     ("tts.synthesis",),
+    ("tts.streaming",),
     ("tts.serve",),
     ("tts.commands",),
     ("tts.cli",),

@@ -128,3 +128,20 @@ def test_the_service_as_a_real_process_answers_concurrent_requests(tiny_experime
     finally:
         server.terminate()
         server.wait(timeout=30)
+
+
+def test_a_streamed_request_is_a_wav_that_grows_chunk_by_chunk(client):
+    import numpy as np
+
+    with client.stream("POST", "/synthesize?stream=1", json={"text": "A cat sat. Dogs run.", "settings": FAST}) as r:
+        assert r.status_code == 200 and r.headers["content-type"] == "audio/wav"
+        parts = list(r.iter_bytes())
+    body = b"".join(parts)
+    assert body[:4] == b"RIFF" and body[36:40] == b"data" and len(body) > 44 + 1000
+    samples = np.frombuffer(body[44:], dtype="<i2")
+    whole, rate = sf.read(io.BytesIO(client.post("/synthesize", json={"text": "A cat sat. Dogs run.",
+                                                                      "settings": FAST}).content), dtype="int16")
+    # the same audio up to float rounding of a batch of two sentences against one (Griffin-Lim magnifies it a little)
+    assert len(samples) == len(whole) and int(np.abs(samples.astype(int) - whole.astype(int)).max()) < 0.02 * 32767
+    assert client.post("/synthesize?stream=1", json={"text": "?!"}).status_code == 400
+    assert client.get("/health").json()["jobs"] == 0

@@ -13,7 +13,7 @@ stopping, step limits and the attention window. A model supplies only its encode
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Callable
 
 import torch
 from torch import nn
@@ -22,6 +22,10 @@ from tts.config import AudioConfig, InferenceConfig
 from tts.errors import TTSError
 from tts.models.layers import Postnet, sequence_mask
 from tts.models.outputs import InferenceOutput
+
+#: what :func:`decode` tells a listener after each step: the step's frames ``(B, r, n_mels)`` and
+#: whether decoding has ended
+StepCallback = Callable[[torch.Tensor, bool], None]
 
 
 @dataclass
@@ -146,10 +150,11 @@ class AutoregressiveTTS(nn.Module):
 
     @torch.no_grad()
     def inference(self, ids: torch.Tensor, lengths: torch.Tensor | None = None,
-                  settings: InferenceConfig | None = None, last_token: torch.Tensor | None = None) -> InferenceOutput:
+                  settings: InferenceConfig | None = None, last_token: torch.Tensor | None = None,
+                  on_step: StepCallback | None = None) -> InferenceOutput:
         """Batched free-running synthesis (:func:`decode`) with ``settings`` (default:
         :class:`InferenceConfig`'s defaults), used as given."""
-        return decode(self, ids, lengths, settings or InferenceConfig(), last_token)
+        return decode(self, ids, lengths, settings or InferenceConfig(), last_token, on_step)
 
 
 class StopTracker:
@@ -207,13 +212,16 @@ def attention_window(alignment: torch.Tensor, text_mask: torch.Tensor, back: int
 
 @torch.no_grad()
 def decode(model: AutoregressiveTTS, ids: torch.Tensor, lengths: torch.Tensor | None,
-           settings: InferenceConfig, last_token: torch.Tensor | None = None) -> InferenceOutput:
+           settings: InferenceConfig, last_token: torch.Tensor | None = None,
+           on_step: StepCallback | None = None) -> InferenceOutput:
     """The free-running loop: ids ``(B, T_text)`` (or ``(T_text,)``), lengths ``(B,)`` → mel, stop
     probabilities, alignments and lengths; each item stops on its own (:class:`StopTracker`;
     ``hit_limit`` marks the items its step limit ended). With ``settings.attention_window = [back, ahead]``
     every step after the first may attend only around the previous step's peak. ``last_token``
     ``(B,)`` is each item's last spoken token (default: its last token), for
-    ``settings.stop_after_last_token``."""
+    ``settings.stop_after_last_token``. ``on_step``, when given, hears each step's frames
+    ``(B, r, n_mels)`` (before the postnet) and whether every item has stopped, as they come
+    (streaming synthesis listens here)."""
     if ids.dim() == 1:
         ids = ids.unsqueeze(0)
     if lengths is None:
@@ -237,7 +245,10 @@ def decode(model: AutoregressiveTTS, ids: torch.Tensor, lengths: torch.Tensor | 
         frame = step_frames[:, -1]
         if settings.attention_window is not None:
             window = attention_window(attended.alignment, mask, *settings.attention_window)
-        if tracker.update(t, stop_prob, attended.alignment):
+        done = tracker.update(t, stop_prob, attended.alignment)
+        if on_step is not None:
+            on_step(step_frames, done or t + 1 == tracker.max_steps)
+        if done:
             break
     mel_before = torch.cat(frames, dim=1).transpose(1, 2)                       # (B, n_mels, T_mel)
     mel = model.refine(mel_before, tracker.frame_lengths)

@@ -84,6 +84,8 @@ class Postnet(nn.Module):
     def __init__(self, n_mels: int, config: PostnetConfig):
         super().__init__()
         layers = config.layers
+        #: mel frames on each side that reach an output frame (for refining a mel in chunks)
+        self.context_frames = layers * (config.kernel_size // 2)
         dims = [n_mels] + [config.channels] * (layers - 1) + [n_mels]
         self.blocks = nn.ModuleList(
             ConvBlock(a, b, config.kernel_size, config.dropout, "tanh" if i < layers - 1 else "none")

@@ -18,19 +18,20 @@ import io
 import json
 import math
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Iterator
 
 import numpy as np
 import soundfile as sf
 from starlette.applications import Starlette
 from starlette.requests import Request
-from starlette.responses import HTMLResponse, JSONResponse, Response
+from starlette.responses import HTMLResponse, JSONResponse, Response, StreamingResponse
 from starlette.routing import Route
 
 from tts.config import InferenceConfig, resolve_inference
 from tts.errors import TTSError
 from tts.plots import figure_to_png
 from tts.serve.page import PAGE
+from tts.streaming import Streamer
 from tts.synthesis import Result, Synthesizer
 
 #: per-request settings a client may change (the rest of a voice's inference settings stay its own)
@@ -149,6 +150,27 @@ class Service:
             raise RequestError(422, str(exc)) from None
         return text, voice, vocoder, settings
 
+    def stream(self, text: str, synthesizer: Synthesizer, settings: InferenceConfig) -> StreamingResponse:
+        """A WAV streamed chunk by chunk (:class:`~tts.streaming.Streamer`); a client that goes
+        away stops it at the next chunk."""
+        if self.jobs >= self.limits.max_jobs:
+            raise RequestError(503, f"busy: {self.jobs} requests are waiting or running; try again shortly")
+        try:
+            synthesizer.prepare(text)
+        except TTSError as exc:
+            raise RequestError(400, str(exc)) from None
+        self.jobs += 1
+
+        def chunks() -> Iterator[bytes]:
+            try:
+                yield streaming_wav_header(synthesizer.config.audio.sample_rate)
+                for samples in Streamer(synthesizer)(text, settings):
+                    yield pcm16(samples)
+            finally:
+                self.jobs -= 1
+
+        return StreamingResponse(chunks(), media_type="audio/wav")
+
     async def synthesize(self, text: str, synthesizer: Synthesizer, settings: InferenceConfig,
                          key: tuple[str, str, str]) -> Result:
         if self.jobs >= self.limits.max_jobs:
@@ -166,6 +188,19 @@ class Service:
             self.jobs -= 1
 
 
+def streaming_wav_header(sample_rate: int) -> bytes:
+    """A 16-bit mono WAV header whose sizes say "until the stream ends" (0xFFFFFFFF), as streamed WAV does."""
+    import struct
+
+    return (b"RIFF" + struct.pack("<I", 0xFFFFFFFF) + b"WAVEfmt " + struct.pack("<IHHIIHH", 16, 1, 1, sample_rate,
+                                                                               2 * sample_rate, 2, 16)
+            + b"data" + struct.pack("<I", 0xFFFFFFFF - 36))
+
+
+def pcm16(samples: np.ndarray) -> bytes:
+    return (np.clip(samples, -1, 1) * 32767).astype("<i2").tobytes()
+
+
 def wav_bytes(result: Result) -> bytes:
     buffer = io.BytesIO()
     sf.write(buffer, np.clip(result.waveform, -1, 1), result.sample_rate, format="WAV", subtype="PCM_16")
@@ -178,8 +213,9 @@ def warnings_of(result: Result) -> list[str]:
 
 
 def create_app(service: Service) -> Starlette:
-    """The ASGI application: ``GET /`` (the page), ``GET /health``, ``POST /synthesize`` (WAV, or
-    with ``?format=json`` the audio, the alignment figure and the warnings)."""
+    """The ASGI application: ``GET /`` (the page), ``GET /health``, ``POST /synthesize`` (WAV; with
+    ``?format=json`` the audio, the alignment figure and the warnings; with ``?stream=1`` a WAV
+    streamed in chunks while the decoder runs)."""
 
     async def page(request: Request) -> HTMLResponse:
         return HTMLResponse(PAGE)
@@ -199,6 +235,8 @@ def create_app(service: Service) -> Starlette:
                     raise RequestError(413, f"the body is over {service.limits.max_body_bytes} bytes")
             text, voice, vocoder, settings = service.parse(body, request.headers.get("content-type", ""))
             synthesizer = service.voices[voice][vocoder]
+            if request.query_params.get("stream") == "1":
+                return service.stream(text, synthesizer, settings)
             result = await service.synthesize(text, synthesizer, settings, (voice, vocoder, repr(settings)))
         except RequestError as exc:
             return JSONResponse({"error": exc.message}, status_code=exc.status)

@@ -19,6 +19,12 @@ class Vocoder(nn.Module):
     """Base class. ``forward(mel (B, n_mels, T_mel), lengths (B,) | None) → (wav (B, T_wav), wav_lengths (B,))``
     with ``T_wav = (T_mel - 1) · hop_length`` and each item's samples past its length silent."""
 
+    @property
+    def context_frames(self) -> int | None:
+        """Mel frames on each side that reach an output sample (its receptive field's radius), for
+        vocoding a long mel in chunks; None when every sample depends on the whole mel (Griffin-Lim)."""
+        return None
+
     def __init__(self, audio: AudioConfig):
         super().__init__()
         self.audio = audio

@@ -93,6 +93,21 @@ class HiFiGANGenerator(Vocoder):
             x = torch.stack([block(x) for block in blocks]).mean(dim=0)
         return torch.tanh(self.conv_post(F.leaky_relu(x)))
 
+    @property
+    def context_frames(self) -> int:
+        """An upper bound of the receptive field's radius in mel frames: the first convolution's,
+        then per upsampling stage its transposed convolution's and its widest residual block's, in
+        that stage's samples divided by the samples per frame there (V1: 14 of a measured 13)."""
+        c = self.config
+        radius, per_frame = 3.0, 1
+        widest = max(sum(d * (k - 1) // 2 + ((k - 1) // 2 if c.resblock == "1" else 0) for d in dilations)
+                     for k, dilations in zip(c.resblock_kernel_sizes, c.resblock_dilations))
+        for rate, kernel in zip(c.upsample_rates, c.upsample_kernel_sizes):
+            radius += kernel / (2 * rate * per_frame)
+            per_frame *= rate
+            radius += widest / per_frame
+        return math.ceil(radius + 3 / per_frame)
+
     def for_inference(self) -> "HiFiGANGenerator":
         """Eval mode with the weight-norm parametrizations folded into plain weights: the same
         outputs, faster (the state dict no longer loads into a fresh generator)."""
