@@ -302,3 +302,24 @@ def test_evaluate_vocoder_scores_each_vocoder_against_the_recordings(trained_voc
         assert len(list((out / name).glob("*.wav"))) == 2
     # Griffin-Lim from the recording's own mel is far closer to it than a 4-step HiFi-GAN
     assert summary["griffin-lim"]["stoi"] > summary[names[1]]["stoi"]
+
+
+def test_distilling_a_teacher_trains_on_its_waveforms(tiny_corpus, tmp_path, monkeypatch):
+    """vocoder.teacher: the generator's targets are the teacher's waveforms of the same mel segments."""
+    from tts.training import vocoder_trainer
+
+    d = tiny_vocoder_dict(max_steps=1, validate_every=1000)
+    d["vocoder"]["teacher"] = "hifigan"
+    trainer = vocoder_trainer.VocoderTrainer(config_from_dict(d, VocoderExperimentConfig), tiny_corpus,
+                                             tmp_path / "student", progress=False)
+    seen, step = [], trainer._step
+    monkeypatch.setattr(trainer, "_step", lambda mels, wavs: seen.append((mels, wavs)) or step(mels, wavs))
+    trainer.fit()
+    (mels, wavs), = seen
+    assert wavs.shape == (2, 1, 8 * 256)
+    torch.testing.assert_close(wavs, trainer.teacher.generate(mels))
+    bad = tiny_vocoder_dict(max_steps=1)
+    bad["vocoder"]["teacher"] = str(tmp_path / "missing.pt")
+    with pytest.raises(TTSError, match="does not exist"):
+        vocoder_trainer.VocoderTrainer(config_from_dict(bad, VocoderExperimentConfig), tiny_corpus, tmp_path / "x",
+                                       progress=False)

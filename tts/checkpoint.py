@@ -30,6 +30,7 @@ from tts.fileio import atomic_path, refuse_overwriting
 from tts.models import AutoregressiveTTS, build_model
 from tts.text import SymbolInventory
 from tts.vocoders import Vocoder, build_vocoder
+from tts.vocoders.pretrained import DEFAULT_HIFIGAN, PRETRAINED_HIFIGAN, pretrained_hifigan
 
 FORMAT = "tts-checkpoint"
 VERSION = 3
@@ -235,6 +236,16 @@ def load_vocoder(path: str | Path, device: str | torch.device = "cpu") -> Vocode
     vocoder = build_vocoder(config.vocoder, config.audio)
     _load_weights(vocoder, contents, f"{config.vocoder.kind} vocoder")
     return vocoder.for_inference().to(device)
+
+
+def neural_vocoder(option: str | Path, device: str | torch.device = "cpu") -> Vocoder:
+    """A pretrained HiFi-GAN by name (``hifigan`` is :data:`~tts.vocoders.pretrained.DEFAULT_HIFIGAN`,
+    or a key of :data:`~tts.vocoders.pretrained.PRETRAINED_HIFIGAN`) or the vocoder checkpoint at the
+    path ``option``, in eval mode on ``device``."""
+    name = DEFAULT_HIFIGAN if str(option) == "hifigan" else str(option)
+    if name in PRETRAINED_HIFIGAN:
+        return pretrained_hifigan(name).to(device)
+    return load_vocoder(option, device)
 
 
 def export(source: str | Path, destination: str | Path, half: bool = True,

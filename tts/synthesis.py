@@ -35,7 +35,7 @@ from tts.text.g2p import get_g2p
 from tts.text.sentences import split_sentences, with_end_mark
 from tts.text.symbols import SILENT_SYMBOLS
 from tts.vocoders import GriffinLim, Vocoder
-from tts.vocoders.pretrained import DEFAULT_HIFIGAN, PRETRAINED_HIFIGAN, pretrained_hifigan
+from tts.vocoders.pretrained import PRETRAINED_HIFIGAN
 
 log = logging.getLogger("tts.synthesis")
 
@@ -293,24 +293,14 @@ def vocoder_names(options: list[str]) -> list[str]:
     return names
 
 
-def neural_vocoder(option: str, device: str | torch.device = "cpu") -> Vocoder:
-    """A pretrained HiFi-GAN by name (``hifigan`` is :data:`DEFAULT_HIFIGAN`) or the vocoder
-    checkpoint at the path ``option``, in eval mode on ``device``."""
-    if option == "hifigan":
-        option = DEFAULT_HIFIGAN
-    if option in PRETRAINED_HIFIGAN:
-        return pretrained_hifigan(option).to(device)
-    return checkpoint.load_vocoder(option, device)
-
-
 def vocoder_from_option(option: str, audio: AudioConfig, device: str | torch.device = "cpu",
                         griffin_lim: GriffinLimConfig | None = None) -> Vocoder:
     """``--vocoder`` / ``inference.vocoder``: ``griffin-lim`` → Griffin-Lim for ``audio`` with
-    ``griffin_lim``'s settings; anything else → :func:`neural_vocoder`, refused when it was trained
+    ``griffin_lim``'s settings; anything else → :func:`tts.checkpoint.neural_vocoder`, refused when it was trained
     on mels made with other settings than ``audio``."""
     if option == "griffin-lim":
         return GriffinLim(audio, griffin_lim).to(device)
-    vocoder = neural_vocoder(option, device)
+    vocoder = checkpoint.neural_vocoder(option, device)
     vocoder.check_compatible(audio)
     return vocoder
 

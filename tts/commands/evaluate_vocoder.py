@@ -19,6 +19,7 @@ import numpy as np
 import torch
 
 from tts.audio import MelSpectrogram, edge_silence, load_wav, save_wav
+from tts.checkpoint import neural_vocoder
 from tts.commands.options import add_device, add_split, device
 from tts.commands.scoring import Meters, mean_of, rounded, write_tables
 from tts.config import AudioConfig, load_config
@@ -27,7 +28,7 @@ from tts.errors import TTSError
 from tts.fileio import writable_folder
 from tts.metrics import ErrorCounts, error_counts, mel_cepstral_distortion
 from tts.metrics.quality import resynthesis_quality
-from tts.synthesis import neural_vocoder, vocoder_from_option, vocoder_names
+from tts.synthesis import vocoder_from_option, vocoder_names
 from tts.vocoders import Vocoder
 
 

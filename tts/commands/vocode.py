@@ -9,11 +9,11 @@ import numpy as np
 import torch
 
 from tts.audio import MelSpectrogram, load_wav, save_wav
+from tts.checkpoint import neural_vocoder
 from tts.commands.options import positive_int, wav_output
 from tts.config import load_config, resolve_inference
 from tts.errors import TTSError
 from tts.fileio import refuse_overwriting
-from tts.synthesis import neural_vocoder
 from tts.vocoders import GriffinLim, Vocoder
 
 

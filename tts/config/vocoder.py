@@ -33,7 +33,9 @@ class VocoderConfig:
     ``lr_decay_every`` steps; the generator's loss is adversarial + ``feature_weight`` · feature
     matching + ``mel_weight`` · mel L1. ``mels``: the feature cache's (ground truth), or the
     teacher-forced mels of ``acoustic_checkpoint`` (fine-tuning on what the acoustic model
-    really produces, Shen et al. 2018)."""
+    really produces, Shen et al. 2018). ``teacher``: a vocoder to distil (``hifigan`` or another
+    pretrained name, or a vocoder checkpoint): the generator then learns the teacher's waveforms
+    of the same mels instead of the recordings."""
 
     kind: Literal["hifigan"] = "hifigan"
     hifigan: HiFiGANConfig = field(default_factory=HiFiGANConfig)
@@ -49,3 +51,4 @@ class VocoderConfig:
     n_val_utterances: int = bounded(16, 1)
     mels: Literal["ground_truth", "teacher_forced"] = "ground_truth"
     acoustic_checkpoint: str = ""
+    teacher: str = ""

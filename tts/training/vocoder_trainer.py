@@ -75,6 +75,10 @@ class VocoderTrainer(TrainingRun[VocoderExperimentConfig]):
         self.val_set = SegmentDataset(cache, self.data_root, "val", made_with, v.segment_frames, mel_dir,
                                       limit=v.n_val_utterances)
 
+        self.teacher = None
+        if v.teacher:
+            self.teacher = checkpoint.neural_vocoder(v.teacher, self.device)
+            self.teacher.check_compatible(config.audio, "this vocoder config")
         torch.manual_seed(config.train.seed)
         generator = build_vocoder(v, config.audio).to(self.device)
         assert isinstance(generator, HiFiGANGenerator)  # the one trainable kind
@@ -164,7 +168,8 @@ class VocoderTrainer(TrainingRun[VocoderExperimentConfig]):
             self.d_ddp.train()
             for mels, wavs in loader:
                 self.state.batch_in_epoch += 1
-                terms = self._step(mels.to(self.device), wavs.to(self.device))
+                mels = mels.to(self.device)
+                terms = self._step(mels, self._targets(mels) if self.teacher is not None else wavs.to(self.device))
                 window_audio += seconds_per_batch * self.world_size
                 if terms is None:
                     self._stop_if_signalled()
@@ -186,6 +191,12 @@ class VocoderTrainer(TrainingRun[VocoderExperimentConfig]):
                 self.state.epoch += 1
                 self.state.batch_in_epoch = 0
         bar.close()
+
+    @torch.no_grad()
+    def _targets(self, mels: torch.Tensor) -> torch.Tensor:
+        """The teacher's waveforms ``(B, 1, F · hop)`` of mel segments ``(B, n_mels, F)`` (distillation)."""
+        assert isinstance(self.teacher, HiFiGANGenerator), "a teacher is a neural generator"
+        return self.teacher.generate(mels.float())
 
     def _step(self, mels: torch.Tensor, wavs: torch.Tensor) -> dict[str, torch.Tensor] | None:
         """One GAN step on mels ``(B, n_mels, F)`` and audio ``(B, 1, F · hop)``; returns the loss
