@@ -15,7 +15,7 @@ learns neither to start nor to stop one. No text of the robustness suite
 (``tts/commands/suites/robustness.yaml``) is among them; the val and test splits are unchanged.
 
 ``--texts broad``: sentences of 5–25 words from the fortune files and LJSpeech's transcripts
-(17,400 candidates), chosen by a greedy cover of ARPAbet diphones (``coverage.py``; a diphone counts
+(17,400 candidates), chosen by a greedy cover of ARPAbet diphones (``diphone_cover.py``; a diphone counts
 until it occurs ``--cover-target`` times), no robustness-suite text among them; the coverage goes
 to ``coverage.json``. 8,000 of them hold 1,245 of the 39 × 39 diphones (1,041 at least ten times),
 where the 3,000 fortunes of the default corpus hold 1,149 (841).
@@ -210,11 +210,11 @@ def ljspeech_utterances(size: int, seed: int) -> list[Utterance]:
 
 def broad_utterances(size: int, target: int, out: Path) -> list[Utterance]:
     """``size`` sentences of 5–25 words from the fortune files (ids ``FRT*``) and LJSpeech's
-    transcripts (their own ids), chosen by a greedy diphone cover (:mod:`coverage`), none a
+    transcripts (their own ids), chosen by a greedy diphone cover (:mod:`diphone_cover`), none a
     robustness-suite text; the coverage goes to ``out/coverage.json``."""
     import json
 
-    from coverage import coverage_report, diphones, greedy_cover, phones
+    from diphone_cover import coverage_report, diphones, greedy_cover, phones
     from tqdm import tqdm
 
     from tts.commands.robustness import load_suite

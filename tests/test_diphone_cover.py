@@ -1,11 +1,11 @@
-"""The synthetic corpus's broad text selection: a greedy diphone cover (recipes/synthetic/coverage.py)."""
+"""The synthetic corpus's broad text selection: a greedy diphone cover (recipes/synthetic/diphone_cover.py)."""
 
 import importlib.util
 from collections import Counter
 from pathlib import Path
 
 spec = importlib.util.spec_from_file_location(
-    "coverage_recipe", Path(__file__).resolve().parents[1] / "recipes" / "synthetic" / "coverage.py")
+    "coverage_recipe", Path(__file__).resolve().parents[1] / "recipes" / "synthetic" / "diphone_cover.py")
 coverage = importlib.util.module_from_spec(spec)
 spec.loader.exec_module(coverage)
 
