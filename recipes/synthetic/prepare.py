@@ -49,7 +49,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 from tts.audio import save_wav  # noqa: E402
 from tts.data.corpus import Utterance, make_splits, read_metadata, write_metadata, write_splits  # noqa: E402
 from tts.data.engines import ENGINES, check_engine, speak  # noqa: E402
-from tts.errors import TTSError  # noqa: E402
+from tts.data.features import quiet_worker, stop_signals_raise  # noqa: E402
+from tts.errors import Stopped, TTSError  # noqa: E402
 from tts.text import normalize_text  # noqa: E402
 from tts.text.sentences import sentences  # noqa: E402
 
@@ -147,14 +148,19 @@ def main(argv: list[str] | None = None) -> int:
     if args.short < 0 or (args.short and args.texts != "fortunes"):
         parser.error("--short takes a count >= 0 and goes with --texts fortunes")
     try:
-        if args.texts == "fortunes":
+        if args.texts in ("fortunes", "broad"):
             check_system(args.engine)
         else:
             check_engine(args.engine)
-        build(args)
+        with stop_signals_raise("the corpus recipe"):
+            build(args)
     except TTSError as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2
+    except Stopped as exc:
+        print(f"stopped: {exc.what} was interrupted (signal {exc.signum}); the finished wavs are kept, run it "
+              f"again to continue", file=sys.stderr)
+        return 128 + exc.signum
     return 0
 
 
@@ -265,7 +271,7 @@ def synthesize(out: Path, utterances: list[Utterance], args: argparse.Namespace)
     manifest.write_text("".join(f"{uid}\t{text}\n" for uid, text in sorted(spoken.items())), encoding="utf-8")
     jobs = [(u.id, u.normalized, args.engine, str(out), args.sample_rate) for u in utterances]
     failures = {}
-    with mp.Pool(args.jobs) as pool:
+    with mp.Pool(args.jobs, initializer=quiet_worker) as pool:
         for uid, error in tqdm(pool.imap_unordered(speak_job, jobs), total=len(jobs), desc=f"{args.engine} slt", unit="utt"):
             if error:
                 failures[uid] = error

@@ -123,10 +123,16 @@ def stop_signals_raise(what: str) -> Iterator[None]:
             signal.signal(s, handler)
 
 
+def quiet_worker() -> None:
+    """A pool worker's stop signals: Ctrl-C (which reaches the whole process group) is the parent's
+    to report, and the pool's terminate() (SIGTERM) ends the worker without a word."""
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    signal.signal(signal.SIGTERM, lambda *_: os._exit(0))
+
+
 def _init_worker(audio: AudioConfig, text: TextConfig, root: str, out: str, max_frames: int, max_tokens: int) -> None:
     _prepare(audio, text, root, out, max_frames, max_tokens)
-    signal.signal(signal.SIGINT, signal.SIG_IGN)  # the parent reports a stop (Ctrl-C reaches the whole group)
-    signal.signal(signal.SIGTERM, lambda *_: os._exit(0))  # the pool's terminate(): leave quietly
+    quiet_worker()
 
 
 def _prepare(audio: AudioConfig, text: TextConfig, root: str, out: str, max_frames: int, max_tokens: int) -> None:
