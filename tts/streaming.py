@@ -2,7 +2,7 @@
 
 :class:`Streamer` says a text sentence after sentence. Within a sentence the decoder runs in a
 worker thread and hands over each step's frames (:func:`tts.models.decoding.decode`'s
-``on_step``); every ``chunk_frames`` frames that the postnet and the vocoder can finish are vocoded
+``on_step``); each chunk of frames that the postnet and the vocoder can finish is vocoded
 and yielded. A chunk is computed with the context the two need on each side (the postnet's
 convolutions and the vocoder's receptive field, :attr:`~tts.vocoders.Vocoder.context_frames`) and
 only its own samples are kept, so the streamed audio equals the sentence vocoded whole, within
@@ -65,7 +65,7 @@ class Streamer:
             try:
                 with torch.no_grad():
                     synthesizer.model.inference(ids, None, settings, last,
-                                                on_step=lambda step, done: frames.put(step[0].float().cpu()))
+                                                on_step=lambda step: frames.put(step[0].float().cpu()))
                 frames.put(_END)
             except Exception as exc:  # noqa: BLE001 - handed to the consumer, who raises it
                 frames.put(exc)

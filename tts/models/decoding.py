@@ -23,9 +23,8 @@ from tts.errors import TTSError
 from tts.models.layers import Postnet, sequence_mask
 from tts.models.outputs import InferenceOutput
 
-#: what :func:`decode` tells a listener after each step: the step's frames ``(B, r, n_mels)`` and
-#: whether decoding has ended
-StepCallback = Callable[[torch.Tensor, bool], None]
+#: what :func:`decode` hands a listener after each step: the step's frames ``(B, r, n_mels)``
+StepCallback = Callable[[torch.Tensor], None]
 
 
 @dataclass
@@ -220,8 +219,7 @@ def decode(model: AutoregressiveTTS, ids: torch.Tensor, lengths: torch.Tensor | 
     every step after the first may attend only around the previous step's peak. ``last_token``
     ``(B,)`` is each item's last spoken token (default: its last token), for
     ``settings.stop_after_last_token``. ``on_step``, when given, hears each step's frames
-    ``(B, r, n_mels)`` (before the postnet) and whether every item has stopped, as they come
-    (streaming synthesis listens here)."""
+    ``(B, r, n_mels)`` (before the postnet) as they come (streaming synthesis listens here)."""
     if ids.dim() == 1:
         ids = ids.unsqueeze(0)
     if lengths is None:
@@ -247,7 +245,7 @@ def decode(model: AutoregressiveTTS, ids: torch.Tensor, lengths: torch.Tensor | 
             window = attention_window(attended.alignment, mask, *settings.attention_window)
         done = tracker.update(t, stop_prob, attended.alignment)
         if on_step is not None:
-            on_step(step_frames, done or t + 1 == tracker.max_steps)
+            on_step(step_frames)
         if done:
             break
     mel_before = torch.cat(frames, dim=1).transpose(1, 2)                       # (B, n_mels, T_mel)

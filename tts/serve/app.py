@@ -150,18 +150,22 @@ class Service:
             raise RequestError(422, str(exc)) from None
         return text, voice, vocoder, settings
 
-    def stream(self, text: str, synthesizer: Synthesizer, settings: InferenceConfig) -> StreamingResponse:
-        """A WAV streamed chunk by chunk (:class:`~tts.streaming.Streamer`); a client that goes
-        away stops it at the next chunk."""
+    def _admit(self, text: str, synthesizer: Synthesizer) -> None:
+        """Refuse a request when the service is full (503) or its text has nothing to say (400), before any work."""
         if self.jobs >= self.limits.max_jobs:
             raise RequestError(503, f"busy: {self.jobs} requests are waiting or running; try again shortly")
         try:
             synthesizer.prepare(text)
         except TTSError as exc:
             raise RequestError(400, str(exc)) from None
-        self.jobs += 1
+
+    def stream(self, text: str, synthesizer: Synthesizer, settings: InferenceConfig) -> StreamingResponse:
+        """A WAV streamed chunk by chunk (:class:`~tts.streaming.Streamer`); a client that goes
+        away stops it at the next chunk."""
+        self._admit(text, synthesizer)
 
         def chunks() -> Iterator[bytes]:
+            self.jobs += 1  # counted while it runs: a stream never started holds no place
             try:
                 yield streaming_wav_header(synthesizer.config.audio.sample_rate)
                 for samples in Streamer(synthesizer)(text, settings):
@@ -173,11 +177,9 @@ class Service:
 
     async def synthesize(self, text: str, synthesizer: Synthesizer, settings: InferenceConfig,
                          key: tuple[str, str, str]) -> Result:
-        if self.jobs >= self.limits.max_jobs:
-            raise RequestError(503, f"busy: {self.jobs} requests are waiting or running; try again shortly")
+        self._admit(text, synthesizer)
         self.jobs += 1
         try:
-            synthesizer.prepare(text)  # a text with nothing to say is the client's error, before any work
             batcher = self.batchers.setdefault(key, Batcher(synthesizer, settings, self.limits.batch_window))
             return await asyncio.wait_for(asyncio.shield(batcher.submit(text)), self.limits.timeout)
         except TTSError as exc:
