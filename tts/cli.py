@@ -27,7 +27,7 @@ from tts.commands import (
     validate,
     vocode,
 )
-from tts.errors import Interrupted, Stopped, TTSError
+from tts.errors import Interrupted, Stopped, TTSError, report_to_user
 
 #: every command, in the order ``tts --help`` lists them; each module has ``register(subparsers)``
 COMMANDS = (g2p, vocode, features, train, synthesize, evaluate, evaluate_vocoder, validate, plot_alignment, export,
@@ -57,13 +57,8 @@ def main(argv: list[str] | None = None) -> int:
                         format="%(levelname)s %(name)s: %(message)s")
     try:
         return int(args.func(args) or 0)
-    except TTSError as exc:
-        print(f"error: {exc}", file=sys.stderr)
-        return 2
-    except Stopped as exc:
-        print(f"stopped: {exc.what} was interrupted (signal {exc.signum}); what it finished is kept, run it again "
-              f"to continue", file=sys.stderr)
-        return 128 + exc.signum
+    except (TTSError, Stopped) as exc:
+        return report_to_user(exc)
     except Interrupted as exc:
         print(f"interrupted: saved {exc.checkpoint}; continue with --resume", file=sys.stderr)
         return 128 + exc.signum

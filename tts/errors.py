@@ -4,6 +4,8 @@ The command line catches these and prints one line (``error: <message>``) instea
 of a traceback. Library callers can catch them like any other exception.
 """
 
+import sys
+
 
 class TTSError(Exception):
     """An error caused by user input (bad text, missing file, wrong checkpoint...)."""
@@ -28,3 +30,14 @@ class Interrupted(Exception):
     def __init__(self, signum: int, checkpoint: str):
         super().__init__(f"interrupted by signal {signum}: saved {checkpoint}")
         self.signum, self.checkpoint = signum, checkpoint
+
+
+def report_to_user(exc: TTSError | Stopped) -> int:
+    """Print the one line a command shows for ``exc`` on stderr; the exit code: 2 for a user's
+    error, 128 + signum for a stop."""
+    if isinstance(exc, Stopped):
+        print(f"stopped: {exc.what} was interrupted (signal {exc.signum}); what it finished is kept, run it "
+              f"again to continue", file=sys.stderr)
+        return 128 + exc.signum
+    print(f"error: {exc}", file=sys.stderr)
+    return 2

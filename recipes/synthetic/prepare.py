@@ -50,7 +50,7 @@ from tts.audio import save_wav  # noqa: E402
 from tts.data.corpus import Utterance, make_splits, read_metadata, write_metadata, write_splits  # noqa: E402
 from tts.data.engines import ENGINES, check_engine, speak  # noqa: E402
 from tts.data.features import quiet_worker, stop_signals_raise  # noqa: E402
-from tts.errors import Stopped, TTSError  # noqa: E402
+from tts.errors import Stopped, TTSError, report_to_user  # noqa: E402
 from tts.text import normalize_text  # noqa: E402
 from tts.text.sentences import sentences  # noqa: E402
 
@@ -154,13 +154,8 @@ def main(argv: list[str] | None = None) -> int:
             check_engine(args.engine)
         with stop_signals_raise("the corpus recipe"):
             build(args)
-    except TTSError as exc:
-        print(f"error: {exc}", file=sys.stderr)
-        return 2
-    except Stopped as exc:
-        print(f"stopped: {exc.what} was interrupted (signal {exc.signum}); the finished wavs are kept, run it "
-              f"again to continue", file=sys.stderr)
-        return 128 + exc.signum
+    except (TTSError, Stopped) as exc:
+        return report_to_user(exc)
     return 0
 
 
