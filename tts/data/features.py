@@ -125,9 +125,12 @@ def stop_signals_raise(what: str) -> Iterator[None]:
 
 def quiet_worker() -> None:
     """A pool worker's stop signals: Ctrl-C (which reaches the whole process group) is the parent's
-    to report, and the pool's terminate() (SIGTERM) ends the worker without a word."""
+    to report, and SIGTERM (the pool's terminate(), or a kill of the group) ends the worker without a
+    word. SIGTERM gets the kernel's default action, not a Python handler: a Python handler runs only
+    between bytecodes, so a SIGTERM that lands just before the worker blocks on the task queue's lock
+    would never be acted on, and the pool would wait for that worker forever."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)
-    signal.signal(signal.SIGTERM, lambda *_: os._exit(0))
+    signal.signal(signal.SIGTERM, signal.SIG_DFL)
 
 
 def _init_worker(audio: AudioConfig, text: TextConfig, root: str, out: str, max_frames: int, max_tokens: int) -> None:
