@@ -16,7 +16,7 @@ $(VENV)/.installed: pyproject.toml | system-deps
 	@# CPU machines take the pinned CPU wheel; a GPU machine gets the CUDA build of the same release
 	if command -v nvidia-smi >/dev/null 2>&1; then $(PY) -m pip install -q 'torch>=2.1'; \
 	else $(PY) -m pip install -q torch==2.13.0; fi
-	$(PY) -m pip install -q -e '.[dev,eval]'
+	$(PY) -m pip install -q -e '.[dev,eval,onnx]'
 	touch $@
 
 # Speech engines and sentence lists for the synthetic corpus and the demo (Debian packages).

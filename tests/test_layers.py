@@ -16,6 +16,7 @@ LAYERS = [
     ("tts.vocoders",),
     ("tts.models",),
     ("tts.checkpoint",),
+    ("tts.onnx",),
     ("tts.metrics", "tts.plots"),
     ("tts.training",),
     ("tts.synthesis",),

@@ -20,7 +20,6 @@ import numpy as np
 import torch
 
 from tts.config import InferenceConfig
-from tts.models.layers import sequence_mask
 from tts.synthesis import Synthesizer, last_spoken
 from tts.text import TokenizedText
 
@@ -36,7 +35,7 @@ class Streamer:
     def __init__(self, synthesizer: Synthesizer, first_chunk_frames: int = 16, largest_chunk_frames: int = 128):
         self.synthesizer = synthesizer
         self.first_chunk_frames, self.largest_chunk_frames = first_chunk_frames, largest_chunk_frames
-        self.postnet_context = synthesizer.model.postnet.context_frames
+        self.postnet_context = synthesizer.model.postnet_context_frames
 
     def __call__(self, text: str, settings: InferenceConfig | None = None) -> Iterator[np.ndarray]:
         synthesizer = self.synthesizer
@@ -106,8 +105,7 @@ class Streamer:
         lo_v, hi_v = max(0, start - context_v), min(total, end + context_v)
         lo_p, hi_p = max(0, lo_v - self.postnet_context), min(total, hi_v + self.postnet_context)
         window = torch.stack(before[lo_p:hi_p], dim=1)[None].to(self.synthesizer.device)  # (1, n_mels, frames)
-        mask = sequence_mask(torch.tensor([window.shape[2]], device=window.device), window.shape[2])
-        refined = window + model.postnet(window, mask if model.mask_padding else None)
+        refined = model.refine(window, torch.tensor([window.shape[2]], device=window.device))
         samples = vocoder(refined[:, :, lo_v - lo_p: hi_v - lo_p].float())[0][0]
         last = min(end, total - 1) if finished else end
         return samples[(start - lo_v) * hop: (last - lo_v) * hop].cpu().numpy().astype(np.float32)

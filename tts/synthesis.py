@@ -27,8 +27,10 @@ from tts.config import AudioConfig, ExperimentConfig, GriffinLimConfig, Inferenc
 from tts.errors import TTSError
 from tts.fileio import writable_folder
 from tts.metrics import AttentionReport, Failure, attention_report, most_diagonal_head, speech_steps
+from tts.models import AutoregressiveTTS
 from tts.models.layers import decoder_steps
 from tts.models.quantize import quantize_int8
+from tts.onnx import OnnxAcousticModel, OnnxExport, load_onnx
 from tts.plots import alignment_figure, save_figure
 from tts.text import TokenizedText, Tokenizer
 from tts.text.g2p import get_g2p
@@ -140,12 +142,18 @@ class Synthesizer:
     as given. ``lexicon`` (a file of ``WORD PH ON EMES`` lines) replaces the checkpoint config's.
     """
 
-    def __init__(self, loaded: checkpoint.LoadedModel, device: str = "cpu", int8: bool = False,
+    def __init__(self, loaded: checkpoint.LoadedModel | OnnxExport, device: str = "cpu", int8: bool = False,
                  vocoder: Vocoder | None = None, lexicon: str | None = None,
                  settings: InferenceConfig | None = None):
         if int8 and torch.device(device).type != "cpu":
             raise TTSError("int8 inference runs on the CPU only; drop --int8 or use --device cpu")
-        self.model = quantize_int8(loaded.model) if int8 else loaded.model.to(device).eval()
+        self.model: AutoregressiveTTS | OnnxAcousticModel
+        if isinstance(loaded, OnnxExport):
+            if int8 or torch.device(device).type != "cpu":
+                raise TTSError("the ONNX engine runs the exported float32 graphs on the CPU: drop --int8 and --device")
+            self.model = loaded.model
+        else:
+            self.model = quantize_int8(loaded.model) if int8 else loaded.model.to(device).eval()
         self.config: ExperimentConfig = loaded.config
         self.settings: InferenceConfig = settings or loaded.config.inference
         self.device, self.step = torch.device(device), loaded.step
@@ -153,6 +161,8 @@ class Synthesizer:
         self.tokenizer = Tokenizer.for_config(text, loaded.inventory)
         if self.config.text.mode == "phoneme":
             get_g2p()  # load the G2P now, so per-text timings measure synthesis, not start-up
+        if vocoder is None and isinstance(loaded, OnnxExport) and self.settings.vocoder == loaded.vocoder_name:
+            vocoder = loaded.vocoder
         self.vocoder = vocoder or vocoder_from_option(self.settings.vocoder, self.config.audio, device,
                                                       self.settings.griffin_lim)
         self.vocoder.check_compatible(self.config.audio)
@@ -166,6 +176,14 @@ class Synthesizer:
         (``{"vocoder": "griffin-lim"}``)."""
         loaded = checkpoint.load(path)
         return cls(loaded, device, int8, lexicon=lexicon, settings=resolve_inference(loaded.config.inference, changes))
+
+    @classmethod
+    def from_onnx(cls, folder: str | Path, lexicon: str | None = None,
+                  changes: Mapping[str, Any] | None = None) -> "Synthesizer":
+        """Load an ONNX export (``tts export CKPT --format onnx``) to run on onnxruntime; its vocoder
+        serves when the settings name it (the export's default), any other vocoder runs in PyTorch."""
+        loaded = load_onnx(folder)
+        return cls(loaded, lexicon=lexicon, settings=resolve_inference(loaded.config.inference, changes))
 
     def prepare(self, text: str, split: bool = True) -> list[TokenizedText]:
         """Split into sentences (when ``split``), close each that ends on a word with a full stop

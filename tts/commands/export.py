@@ -1,23 +1,46 @@
-"""``tts export``: a training checkpoint stripped for release, with the inference settings it ships with."""
+"""``tts export``: a checkpoint for release — stripped (``.pt``) or as ONNX graphs with their
+vocoder (``--format onnx``, run by ``tts synthesize --engine onnx``)."""
 
 from __future__ import annotations
 
 import argparse
 
 from tts import checkpoint
-from tts.commands.options import inference_settings
+from tts.commands.options import add_vocoder, inference_settings
 
 
 def register(sub: argparse._SubParsersAction) -> None:
-    p = sub.add_parser("export", help="strip a checkpoint for release (no optimizer, float16 weights)")
+    p = sub.add_parser("export", help="a checkpoint for release: stripped .pt (float16 weights) or ONNX graphs")
     p.add_argument("checkpoint")
-    p.add_argument("--out", required=True, help="the release file (.pt)")
-    p.add_argument("--fp32", action="store_true", help="keep float32 weights")
+    p.add_argument("--out", required=True, help="the release file (.pt), or the folder of an ONNX export")
+    p.add_argument("--format", choices=["pt", "onnx"], default="pt",
+                   help="onnx: encoder, decoder step, postnet and the neural vocoder as ONNX graphs (float32)")
+    p.add_argument("--fp32", action="store_true", help="pt: keep float32 weights")
+    add_vocoder(p)
     p.add_argument("settings", nargs="*", metavar="inference.KEY=VALUE",
                    help="inference settings the release is stored with, e.g. inference.attention_window=[1,2]")
     p.set_defaults(func=run)
 
 
 def run(args: argparse.Namespace) -> None:
-    out = checkpoint.export(args.checkpoint, args.out, half=not args.fp32, inference=inference_settings(args.settings))
-    print(f"wrote {out} ({out.stat().st_size / 1e6:.1f} MB)")
+    changes = inference_settings(args.settings)
+    if args.vocoder:
+        changes["vocoder"] = args.vocoder
+    if args.format == "pt":
+        out = checkpoint.export(args.checkpoint, args.out, half=not args.fp32, inference=changes)
+        print(f"wrote {out} ({out.stat().st_size / 1e6:.1f} MB)")
+        return
+    from dataclasses import replace
+
+    from tts.config import resolve_inference
+    from tts.onnx import export_onnx
+    from tts.synthesis import vocoder_from_option
+
+    loaded = checkpoint.load(args.checkpoint)
+    settings = resolve_inference(loaded.config.inference, changes)
+    loaded.config = replace(loaded.config, inference=settings)
+    vocoder = vocoder_from_option(settings.vocoder, loaded.config.audio, "cpu", settings.griffin_lim)
+    out = export_onnx(loaded, vocoder, settings.vocoder, args.out)
+    size = sum(f.stat().st_size for f in out.iterdir()) / 1e6
+    print(f"wrote {out}/ ({size:.1f} MB; vocoder {settings.vocoder}): "
+          f"tts synthesize --engine onnx --checkpoint {out} --text ...")

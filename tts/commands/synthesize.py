@@ -17,6 +17,8 @@ from tts.vocoders import Vocoder
 def register(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser("synthesize", help="text → wav (+ mel .npy and alignment plot)")
     add_checkpoint(p)
+    p.add_argument("--engine", choices=["torch", "onnx"], default="torch",
+                   help="onnx: run an export of 'tts export --format onnx' (--checkpoint names its folder) on onnxruntime")
     group = p.add_mutually_exclusive_group(required=True)
     group.add_argument("--text")
     group.add_argument("--text-file", help="one text per line; empty lines are skipped")
@@ -72,8 +74,15 @@ def run(args: argparse.Namespace) -> int:
     texts = read_texts(args)
     vocoder_names(args.vocoder or [])  # each given once
     output_names(args.out, 1 if args.text is not None else len(texts))
-    synthesizer = Synthesizer.from_checkpoint(args.checkpoint, device=device(args), int8=args.int8,
-                                              lexicon=args.lexicon, changes=inference_changes(args))
+    if args.engine == "onnx":
+        if args.checkpoint is None:
+            raise TTSError("--engine onnx needs --checkpoint: the folder written by 'tts export CKPT --format onnx'")
+        if args.int8 or args.device not in (None, "cpu"):
+            raise TTSError("--engine onnx runs the exported float32 graphs on the CPU: drop --int8 and --device")
+        synthesizer = Synthesizer.from_onnx(args.checkpoint, lexicon=args.lexicon, changes=inference_changes(args))
+    else:
+        synthesizer = Synthesizer.from_checkpoint(args.checkpoint, device=device(args), int8=args.int8,
+                                                  lexicon=args.lexicon, changes=inference_changes(args))
     options = [synthesizer.settings.vocoder, *(args.vocoder or [])[1:]]
     names = vocoder_names(options)
     if len(texts) == 1:

@@ -8,12 +8,17 @@ stopping, step limits and the attention window. A model supplies only its encode
 (:meth:`~AutoregressiveTTS.init_decoder`) and one decoder step
 (:meth:`~AutoregressiveTTS.decoder_step`), plus the modules ``mel_head``, ``stop_head`` and
 ``postnet``.
+
+:func:`decode` asks only for what :class:`Decodable` lists, so a model exported to another
+runtime (:mod:`tts.onnx`) runs the same loop. For that, a decoder state is also a set of named
+tensors (:class:`TensorState`): ``tensors()`` lists them and the model's
+``state_from_tensors`` rebuilds the state from them.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any, Callable
+from typing import Any, Callable, Protocol
 
 import torch
 from torch import nn
@@ -34,6 +39,53 @@ class StepAttention:
 
     alignment: torch.Tensor
     heads: torch.Tensor | None = None
+
+
+@dataclass
+class StepOutput:
+    """One free-running step of every item: frames ``(B, r, n_mels)`` (before the postnet), stop
+    probability ``(B,)``, what was attended and the decoder state after the step."""
+
+    frames: torch.Tensor
+    stop_prob: torch.Tensor
+    attended: StepAttention
+    state: Any
+
+
+class TensorState(Protocol):
+    """A decoder state as named tensors, for runtimes that pass tensors between steps (ONNX)."""
+
+    def tensors(self) -> dict[str, torch.Tensor]:
+        """Every tensor of the state by a stable name (the same names and ranks at every step)."""
+        ...
+
+
+class Decodable(Protocol):
+    """What :func:`decode` needs of a model (an :class:`AutoregressiveTTS`, or an exported one)."""
+
+    n_mels: int
+    go_value: float
+    mel_pad_value: float
+
+    @property
+    def reduction_factor(self) -> int: ...
+
+    def encode(self, ids: torch.Tensor, lengths: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]: ...
+
+    def init_decoder(self, memory: torch.Tensor, mask: torch.Tensor) -> Any: ...
+
+    def step(self, frame: torch.Tensor, state: Any, window: torch.Tensor | None) -> StepOutput: ...
+
+    def refine(self, mel_before: torch.Tensor, mel_lengths: torch.Tensor) -> torch.Tensor: ...
+
+
+def check_ids(ids: torch.Tensor, lengths: torch.Tensor, n_symbols: int) -> None:
+    """Refuse an empty item or an id outside ``[0, n_symbols)`` (ids ``(B, T_text)``, lengths ``(B,)``)."""
+    if ids.numel() == 0 or ids.shape[1] == 0 or bool((lengths <= 0).any()):
+        raise TTSError("empty input: every item needs at least one token")
+    if bool((ids < 0).any()) or bool((ids >= n_symbols).any()):
+        raise TTSError(f"token ids outside the inventory [0, {n_symbols}): "
+                       f"min {int(ids.min())}, max {int(ids.max())}")
 
 
 class AutoregressiveTTS(nn.Module):
@@ -85,6 +137,11 @@ class AutoregressiveTTS(nn.Module):
         given, is where attention may go this step."""
         raise NotImplementedError
 
+    def state_from_tensors(self, tensors: dict[str, torch.Tensor]) -> Any:
+        """The decoder state whose ``tensors()`` are ``tensors``, stepping with plain modules (no
+        CPU-specific weight layouts), so that a traced step exports (:mod:`tts.onnx`)."""
+        raise NotImplementedError
+
     @property
     def attention_name(self) -> str:
         """The attention, in words (for logs and benchmarks)."""
@@ -115,11 +172,7 @@ class AutoregressiveTTS(nn.Module):
 
     def encode(self, ids: torch.Tensor, lengths: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
         """Checked ids ``(B, T_text)`` → memory ``(B, T_text, D)`` and mask ``(B, T_text)``."""
-        if ids.numel() == 0 or ids.shape[1] == 0 or bool((lengths <= 0).any()):
-            raise TTSError("empty input: every item needs at least one token")
-        if bool((ids < 0).any()) or bool((ids >= self.n_symbols).any()):
-            raise TTSError(f"token ids outside the inventory [0, {self.n_symbols}): "
-                           f"min {int(ids.min())}, max {int(ids.max())}")
+        check_ids(ids, lengths, self.n_symbols)
         mask = sequence_mask(lengths, ids.shape[1])
         return self.encode_tokens(ids, mask), mask
 
@@ -131,6 +184,13 @@ class AutoregressiveTTS(nn.Module):
         previous = mels[:, :, self.r - 1::self.r].transpose(1, 2)[:, :-1]
         return torch.cat([mels.new_full((mels.shape[0], 1, self.n_mels), self.go_value), previous], dim=1)
 
+    def step(self, frame: torch.Tensor, state: Any, window: torch.Tensor | None) -> StepOutput:
+        """One free-running step with its heads: :meth:`decoder_step`, then r frames and the stop
+        probability of the step's hidden."""
+        hidden, attended, state = self.decoder_step(frame, state, window)
+        frames = self.frames(hidden).reshape(frame.shape[0], self.r, self.n_mels)
+        return StepOutput(frames, torch.sigmoid(self.stop_head(hidden).squeeze(-1)), attended, state)
+
     def frames(self, hidden: torch.Tensor) -> torch.Tensor:
         """Decoder hidden ``(B, [T_steps,] D)`` → r mel frames per step ``(B, [T_steps,] r · n_mels)``: the
         first r of the head's max_r frames (slicing the output keeps int8-quantized heads usable)."""
@@ -140,6 +200,11 @@ class AutoregressiveTTS(nn.Module):
         """Decoder hidden of every step ``(B, T_steps, D)`` → mel ``(B, n_mels, T_steps · r)``."""
         batch, steps = hidden.shape[:2]
         return self.frames(hidden).reshape(batch, steps * self.r, self.n_mels).transpose(1, 2)
+
+    @property
+    def postnet_context_frames(self) -> int:
+        """Mel frames on each side that reach one refined frame (for refining a mel in chunks)."""
+        return self.postnet.context_frames
 
     def refine(self, mel_before: torch.Tensor, mel_lengths: torch.Tensor) -> torch.Tensor:
         """``mel_before + postnet(mel_before)`` ``(B, n_mels, T_mel)``; frames past each length are
@@ -210,7 +275,7 @@ def attention_window(alignment: torch.Tensor, text_mask: torch.Tensor, back: int
 
 
 @torch.no_grad()
-def decode(model: AutoregressiveTTS, ids: torch.Tensor, lengths: torch.Tensor | None,
+def decode(model: Decodable, ids: torch.Tensor, lengths: torch.Tensor | None,
            settings: InferenceConfig, last_token: torch.Tensor | None = None,
            on_step: StepCallback | None = None) -> InferenceOutput:
     """The free-running loop: ids ``(B, T_text)`` (or ``(T_text,)``), lengths ``(B,)`` → mel, stop
@@ -232,9 +297,8 @@ def decode(model: AutoregressiveTTS, ids: torch.Tensor, lengths: torch.Tensor | 
     window = None
     frames, stops, alignments, heads = [], [], [], []
     for t in range(tracker.max_steps):
-        hidden, attended, state = model.decoder_step(frame, state, window)
-        step_frames = model.frames(hidden).reshape(batch, r, model.n_mels)
-        stop_prob = torch.sigmoid(model.stop_head(hidden).squeeze(-1))
+        step = model.step(frame, state, window)
+        step_frames, stop_prob, attended, state = step.frames, step.stop_prob, step.attended, step.state
         frames.append(step_frames)
         stops.append(stop_prob)
         alignments.append(attended.alignment)

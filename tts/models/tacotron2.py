@@ -73,6 +73,13 @@ class DecoderState:
     attention: AttentionState
     cells: tuple[LSTMStep, LSTMStep] | None
 
+    def tensors(self) -> dict[str, torch.Tensor]:
+        """The state as named tensors (:class:`tts.models.decoding.TensorState`); the cells are not tensors."""
+        (att_h, att_c), (dec_h, dec_c) = self.attention_rnn, self.decoder_rnn
+        own = {"attention_rnn.h": att_h, "attention_rnn.c": att_c, "decoder_rnn.h": dec_h, "decoder_rnn.c": dec_c,
+               "context": self.context}
+        return own | {f"attention.{name}": value for name, value in self.attention.tensors().items()}
+
 
 class Decoder(nn.Module):
     """Autoregressive decoder producing r frames per step (the frame and stop heads are its last layers)."""
@@ -108,9 +115,9 @@ class Decoder(nn.Module):
 
     def step(self, prenet_out: torch.Tensor, state: DecoderState,
              window: torch.Tensor | None = None) -> tuple[torch.Tensor, torch.Tensor, DecoderState]:
-        """One decoder step: prenet output ``(B, P)`` → hidden ``(B, D_dec + D_enc)``, weights ``(B, T_text)``."""
-        assert state.cells is not None, "a state made with step_cells=False cannot be stepped"
-        attention_rnn, decoder_rnn = state.cells
+        """One decoder step: prenet output ``(B, P)`` → hidden ``(B, D_dec + D_enc)``, weights ``(B, T_text)``.
+        A state without LSTM steps (``step_cells=False``, or rebuilt from tensors) runs the cells as they are."""
+        attention_rnn, decoder_rnn = state.cells or (self.attention_rnn, self.decoder_rnn)
         att_hc = attention_rnn(torch.cat([prenet_out, state.context], dim=-1), state.attention_rnn)
         att_h, att_c = zoneout(att_hc, state.attention_rnn, self.zoneout, self.training)
         att_h = self.rnn_dropout(att_h)
@@ -208,6 +215,12 @@ class Tacotron2(AutoregressiveTTS):
                      window: torch.Tensor | None) -> tuple[torch.Tensor, StepAttention, DecoderState]:
         hidden, weights, state = self.decoder.step(self.decoder.prenet(frame), state, window)
         return hidden, StepAttention(weights), state
+
+    def state_from_tensors(self, tensors: dict[str, torch.Tensor]) -> DecoderState:
+        attention = AttentionState.from_tensors({name.removeprefix("attention."): value for name, value in tensors.items()
+                                                 if name.startswith("attention.")})
+        return DecoderState((tensors["attention_rnn.h"], tensors["attention_rnn.c"]),
+                            (tensors["decoder_rnn.h"], tensors["decoder_rnn.c"]), tensors["context"], attention, None)
 
     def forward(self, batch) -> ModelOutput:
         """Teacher forcing on a :class:`tts.data.Batch`."""

@@ -38,12 +38,14 @@ class ScaledPositionalEncoding(nn.Module):
         self.register_buffer("table", self._table(initial_length), persistent=False)
 
     def _table(self, length: int) -> torch.Tensor:
-        position = torch.arange(length, dtype=torch.float32).unsqueeze(1)
-        div = torch.exp(torch.arange(0, self.d_model, 2, dtype=torch.float32) * (-math.log(10000.0) / self.d_model))
-        table = torch.zeros(length, self.d_model)
-        table[:, 0::2] = torch.sin(position * div)
-        table[:, 1::2] = torch.cos(position * div)
-        return table
+        return self.sinusoid(torch.arange(length))
+
+    def sinusoid(self, positions: torch.Tensor) -> torch.Tensor:
+        """The encoding of ``positions`` ``(T,)``: ``(T, d)``, sines on even and cosines on odd features."""
+        div = torch.exp(torch.arange(0, self.d_model, 2, dtype=torch.float32, device=positions.device)
+                        * (-math.log(10000.0) / self.d_model))
+        angles = positions.float()[:, None] * div
+        return torch.stack([torch.sin(angles), torch.cos(angles)], dim=-1).flatten(1)
 
     def forward(self, x: torch.Tensor, offset: int = 0) -> torch.Tensor:
         """x ``(B, T, d)``; positions start at ``offset`` (for cached decoding)."""
@@ -51,6 +53,11 @@ class ScaledPositionalEncoding(nn.Module):
         if end > self.table.shape[0]:
             self.table = self._table(max(end, 2 * self.table.shape[0])).to(x.device)
         return self.dropout(x + self.alpha * self.table[offset:end].to(x.dtype))
+
+    def at(self, x: torch.Tensor, position: torch.Tensor) -> torch.Tensor:
+        """One decoding step: x ``(B, 1, d)`` at ``position`` ``()`` (a tensor, so that an exported
+        step computes its own encoding)."""
+        return self.dropout(x + self.alpha * self.sinusoid(position.reshape(1)).to(x.dtype))
 
 
 class MultiHeadAttention(nn.Module):
@@ -140,16 +147,26 @@ class DecoderLayer(nn.Module):
 
 @dataclass
 class DecoderState:
-    """Free-running decoder state: the step index, the memory's cross-attention keys/values and
-    mask, and either per-layer self-attention key/value caches or (uncached) every step's input
-    and window so far."""
+    """Free-running decoder state: the positions decoded so far ``()`` (long), the memory's
+    cross-attention keys/values per layer ``(B, H, T_text, d_head)`` and mask ``(B, 1, 1, T_text)``,
+    and either per-layer self-attention key/value caches ``(B, H, t, d_head)`` (empty before the first
+    step) or (uncached) every step's input and window so far."""
 
-    step: int
+    step: torch.Tensor
     memory_kv: list[tuple[torch.Tensor, torch.Tensor]]
-    memory_mask: torch.Tensor                                             # (B, 1, 1, T_text)
-    caches: list[tuple[torch.Tensor, torch.Tensor] | None] = field(default_factory=list)
+    memory_mask: torch.Tensor
+    caches: list[tuple[torch.Tensor, torch.Tensor]] = field(default_factory=list)
     inputs: list[torch.Tensor] = field(default_factory=list)              # uncached: (B, 1, d) per step
     windows: list[torch.Tensor] = field(default_factory=list)             # uncached: (B, 1, 1, T_text) per step
+
+    def tensors(self) -> dict[str, torch.Tensor]:
+        """The cached decoder's state as named tensors (:class:`tts.models.decoding.TensorState`)."""
+        if self.inputs:
+            raise TTSError("an uncached Transformer-TTS decoder state is no set of tensors: decode with kv_cache on")
+        named = {"step": self.step, "memory_mask": self.memory_mask}
+        for i, ((memory_k, memory_v), (k, v)) in enumerate(zip(self.memory_kv, self.caches)):
+            named |= {f"memory_kv.{i}.k": memory_k, f"memory_kv.{i}.v": memory_v, f"cache.{i}.k": k, f"cache.{i}.v": v}
+        return named
 
 
 @register_model("transformer_tts")
@@ -252,7 +269,15 @@ class TransformerTTS(AutoregressiveTTS):
 
     # ------------------------------------------------------------------ free running
     def init_decoder(self, memory: torch.Tensor, mask: torch.Tensor) -> DecoderState:
-        return DecoderState(0, self.memory_kv(memory), mask[:, None, None, :], [None] * len(self.decoder_layers))
+        heads, d_head = self.config.heads, self.config.d_model // self.config.heads
+        empty = memory.new_zeros(memory.shape[0], heads, 0, d_head)
+        return DecoderState(torch.zeros((), dtype=torch.long, device=memory.device), self.memory_kv(memory),
+                            mask[:, None, None, :], [(empty, empty)] * len(self.decoder_layers))
+
+    def state_from_tensors(self, tensors: dict[str, torch.Tensor]) -> DecoderState:
+        layers = range(len(self.decoder_layers))
+        return DecoderState(tensors["step"], [(tensors[f"memory_kv.{i}.k"], tensors[f"memory_kv.{i}.v"]) for i in layers],
+                            tensors["memory_mask"], [(tensors[f"cache.{i}.k"], tensors[f"cache.{i}.v"]) for i in layers])
 
     def decoder_step(self, frame: torch.Tensor, state: DecoderState,
                      window: torch.Tensor | None) -> tuple[torch.Tensor, StepAttention, DecoderState]:
@@ -262,7 +287,7 @@ class TransformerTTS(AutoregressiveTTS):
         cross_mask = state.memory_mask if window is None else (state.memory_mask & window[:, None, None, :])
         x = self.decoder_projection(self.decoder_prenet(frame[:, None]))       # (B, 1, d)
         if self.kv_cache:
-            x = self.decoder_position(x, offset=t)
+            x = self.decoder_position.at(x, t)
         else:
             state.inputs.append(x)
             state.windows.append(cross_mask)
@@ -273,16 +298,15 @@ class TransformerTTS(AutoregressiveTTS):
             if self.kv_cache:
                 def self_kv(h: torch.Tensor, i: int = i, layer: DecoderLayer = layer) -> tuple[torch.Tensor, torch.Tensor]:
                     k, v = layer.self_attention.project(h)
-                    cached = state.caches[i]
-                    if cached is not None:
-                        k, v = torch.cat([cached[0], k], dim=2), torch.cat([cached[1], v], dim=2)
-                    state.caches[i] = (k, v)
-                    return k, v
+                    cached_k, cached_v = state.caches[i]
+                    state.caches[i] = (torch.cat([cached_k, k], dim=2), torch.cat([cached_v, v], dim=2))
+                    return state.caches[i]
                 x, weights = layer(x, self_kv, None, kv, cross_mask)
             else:
-                causal = torch.ones(t + 1, t + 1, dtype=torch.bool, device=x.device).tril()[None, None]
+                steps = len(state.inputs)
+                causal = torch.ones(steps, steps, dtype=torch.bool, device=x.device).tril()[None, None]
                 x, weights = layer(x, layer.self_attention.project, causal, kv, cross_mask)
             heads.append(weights[:, :, -1])                                    # (B, H, T_text)
-        state.step += 1
+        state.step = state.step + 1
         step_heads = torch.stack(heads, dim=1)                                 # (B, L, H, T_text)
         return self.decoder_norm(x[:, -1]), StepAttention(self.guided_mean(step_heads), step_heads), state

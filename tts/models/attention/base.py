@@ -49,6 +49,20 @@ class AttentionState:
     processed_memory: torch.Tensor | None = None
     extras: Extras = field(default_factory=dict)
 
+    def tensors(self) -> dict[str, torch.Tensor]:
+        """The state as named tensors (:class:`tts.models.decoding.TensorState`); extras as ``extras.<name>``."""
+        named = {"memory": self.memory, "mask": self.mask, "weights": self.weights, "cumulative": self.cumulative}
+        if self.processed_memory is not None:
+            named["processed_memory"] = self.processed_memory
+        return named | {f"extras.{name}": value for name, value in self.extras.items()}
+
+    @classmethod
+    def from_tensors(cls, tensors: dict[str, torch.Tensor]) -> "AttentionState":
+        """The state whose :meth:`tensors` are ``tensors``."""
+        extras = {name.removeprefix("extras."): value for name, value in tensors.items() if name.startswith("extras.")}
+        return cls(tensors["memory"], tensors["mask"], tensors["weights"], tensors["cumulative"],
+                   tensors.get("processed_memory"), extras)
+
     @property
     def projected(self) -> torch.Tensor:
         """The memory's projection ``(B, T_text, A)`` (for mechanisms that compute one in ``precompute``)."""

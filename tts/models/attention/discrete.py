@@ -44,7 +44,7 @@ class _LuongLocalAttention(Attention):
         positions = torch.arange(mask.shape[1], device=mask.device, dtype=energies.dtype)[None]
         offset = positions - centre
         window = mask & (offset <= self.half_width) & (offset >= (0 if self.monotonic else -self.half_width))
-        window = torch.where(window.any(dim=1, keepdim=True), window, mask)  # an empty window falls back to the mask
+        window = window | (mask & ~window.any(dim=1, keepdim=True))  # an empty window falls back to the mask
         weights = torch.softmax(energies.masked_fill(~window, float("-inf")), dim=-1)
         if self.gaussian:
             sigma = self.half_width / 2

@@ -48,8 +48,8 @@ class LocationAwareAttention(Attention):
                                               (self.location_layer.dense, "tanh")]
         return roles + ([(self.memory_layer, "tanh")] if self.memory_layer is not None else [])
 
-    def precompute(self, memory: torch.Tensor) -> torch.Tensor:
-        return self.memory_layer(memory) if self.memory_layer is not None else {}
+    def precompute(self, memory: torch.Tensor) -> torch.Tensor | None:
+        return self.memory_layer(memory) if self.memory_layer is not None else None
 
     def energies(self, query: torch.Tensor, state: AttentionState) -> torch.Tensor:
         """``(B, D_q) → (B, T_text)``."""

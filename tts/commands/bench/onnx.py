@@ -1,0 +1,87 @@
+"""``tts bench onnx``: the onnxruntime synthesizer against PyTorch on the same checkpoint — one
+decoder step, and whole texts through the acoustic model and the vocoder."""
+
+from __future__ import annotations
+
+import argparse
+import statistics
+import tempfile
+import time
+from pathlib import Path
+
+import numpy as np
+import torch
+
+from tts import checkpoint as checkpoints
+from tts.commands.bench.timing import BENCH_TEXT
+from tts.commands.options import add_checkpoint, add_threads, add_vocoder, positive_int
+from tts.config import resolve_inference
+from tts.models.decoding import Decodable
+from tts.onnx import export_onnx, load_onnx
+from tts.synthesis import Synthesizer, vocoder_from_option
+
+
+def register(sub: argparse._SubParsersAction) -> None:
+    p = sub.add_parser("onnx", help="onnxruntime against PyTorch: decoder step and whole synthesis")
+    add_checkpoint(p)
+    add_vocoder(p)
+    p.add_argument("--steps", type=positive_int, default=200, help="decoder steps timed per run")
+    p.add_argument("--runs", type=positive_int, default=3, help="timed runs of each engine, alternating (median)")
+    add_threads(p)
+    p.set_defaults(bench=lambda a: bench_onnx(a.checkpoint, a.vocoder, a.steps, a.runs, a.threads))
+
+
+def step_seconds(model: Decodable, ids: torch.Tensor, steps: int) -> float:
+    """Seconds per free-running step of ``model`` on one text (stop ignored: the same steps for every engine)."""
+    lengths = torch.tensor([ids.shape[1]])
+    memory, mask = model.encode(ids, lengths)
+    state = model.init_decoder(memory, mask)
+    frame = memory.new_full((1, model.n_mels), model.go_value)
+    start = time.perf_counter()
+    for _ in range(steps):
+        out = model.step(frame, state, None)
+        state, frame = out.state, out.frames[:, -1]
+    return (time.perf_counter() - start) / steps
+
+
+def bench_onnx(checkpoint: str | None = None, vocoder: str | None = None, steps: int = 200, runs: int = 3,
+               threads: int = 2) -> dict:
+    """Median milliseconds per decoder step and seconds per synthesis of :data:`BENCH_TEXT` for
+    PyTorch and onnxruntime on ``threads`` threads (runs alternate between the engines), and the
+    largest mel difference between the two."""
+    torch.set_num_threads(threads)
+    changes = {"vocoder": vocoder} if vocoder else None
+    loaded = checkpoints.load(checkpoint)
+    settings = resolve_inference(loaded.config.inference, changes)
+    with tempfile.TemporaryDirectory() as tmp:
+        folder = export_onnx(loaded, vocoder_from_option(settings.vocoder, loaded.config.audio),
+                             settings.vocoder, Path(tmp) / "onnx")
+        engines = {"torch": Synthesizer.from_checkpoint(checkpoint, changes=changes),
+                   "onnx": Synthesizer(load_onnx(folder, threads), settings=settings)}
+        ids = torch.tensor([engines["torch"].tokenizer.encode(BENCH_TEXT)])
+        step_ms: dict[str, list[float]] = {name: [] for name in engines}
+        synthesis_s: dict[str, list[float]] = {name: [] for name in engines}
+        mels = {}
+        with torch.no_grad():
+            for run in range(runs + 1):  # the first run warms up
+                for name, synthesizer in engines.items():
+                    per_step = step_seconds(synthesizer.model, ids, steps)
+                    start = time.perf_counter()
+                    result = synthesizer([BENCH_TEXT])[0]
+                    if run:
+                        step_ms[name].append(1000 * per_step)
+                        synthesis_s[name].append(time.perf_counter() - start)
+                    mels[name] = result.mel
+    audio = len(result.waveform) / result.sample_rate
+    median = {name: statistics.median(values) for name, values in synthesis_s.items()}
+    step = {name: statistics.median(values) for name, values in step_ms.items()}
+    same_length = mels["torch"].shape == mels["onnx"].shape
+    return {"attention": loaded.model.attention_name, "vocoder": settings.vocoder, "threads": threads,
+            "audio_seconds": round(audio, 2),
+            "decoder_step_ms": {name: round(value, 3) for name, value in step.items()},
+            "synthesis_seconds": {name: round(value, 3) for name, value in median.items()},
+            "rtf": {name: round(value / audio, 4) for name, value in median.items()},
+            "onnx_speedup": {"decoder_step": round(step["torch"] / step["onnx"], 2),
+                             "synthesis": round(median["torch"] / median["onnx"], 2)},
+            "same_stop_step": same_length,
+            "max_mel_difference": float(np.abs(mels["torch"] - mels["onnx"]).max()) if same_length else None}

@@ -1,0 +1,182 @@
+"""Write a trained voice as ONNX graphs: ``export_onnx(loaded, vocoder, out)``.
+
+The folder holds five graphs and a manifest:
+
+* ``encoder.onnx``: ids ``(B, T_text)`` int64, lengths ``(B,)`` → memory ``(B, T_text, D)``;
+* ``init.onnx``: memory, lengths → the decoder state before the first step, as named tensors;
+* ``step.onnx``: one free-running step with its heads: the previous frame ``(B, n_mels)``, the
+  attention window ``(B, T_text)`` bool (the text mask when there is none) and the state →
+  frames ``(B, r, n_mels)``, stop probability ``(B,)``, alignment ``(B, T_text)`` (multi-head
+  models: every head ``(B, L, H, T_text)`` too) and the state tensors the step changes (named
+  ``next.<name>``);
+* ``postnet.onnx``: mel before the postnet ``(B, n_mels, T_mel)``, lengths → the refined mel;
+* ``vocoder.onnx`` (a neural vocoder): mel ``(1, n_mels, T_mel)`` → waveform ``(1, T_wav)``;
+* ``onnx.json``: the model's config and symbols, the state's tensor names and which of them a
+  step carries forward (the rest, such as the memory and its projections, stay as they were).
+
+The decoder state is the model's own (:class:`tts.models.decoding.TensorState`): every attention
+mechanism whose step traces into ONNX operators exports, with its state as explicit inputs and
+outputs. :mod:`tts.onnx.runtime` runs the graphs through the same decoding loop as PyTorch.
+"""
+
+from __future__ import annotations
+
+import json
+import shutil
+import tempfile
+import warnings
+from pathlib import Path
+from typing import Any
+
+import torch
+from torch import nn
+
+from tts.checkpoint import LoadedModel
+from tts.config import to_dict
+from tts.errors import TTSError
+from tts.models import AutoregressiveTTS
+from tts.models.layers import sequence_mask
+from tts.vocoders import GriffinLim, Vocoder
+
+FORMAT, VERSION, OPSET = "tts-onnx", 1, 17
+MANIFEST = "onnx.json"
+#: the step's output of a state tensor ``name`` is ``NEXT + name`` (a graph's values need unique names)
+NEXT = "next."
+
+
+class EncoderGraph(nn.Module):
+    def __init__(self, model: AutoregressiveTTS):
+        super().__init__()
+        self.model = model
+
+    def forward(self, ids: torch.Tensor, lengths: torch.Tensor) -> torch.Tensor:
+        return self.model.encode_tokens(ids, sequence_mask(lengths, ids.shape[1]))
+
+
+class InitGraph(nn.Module):
+    def __init__(self, model: AutoregressiveTTS):
+        super().__init__()
+        self.model = model
+
+    def forward(self, memory: torch.Tensor, lengths: torch.Tensor) -> tuple[torch.Tensor, ...]:
+        return tuple(self.model.init_decoder(memory, sequence_mask(lengths, memory.shape[1])).tensors().values())
+
+
+class StepGraph(nn.Module):
+    """``(frame, window, *state) → (frames, stop_prob, alignment[, heads], *carried state)``."""
+
+    def __init__(self, model: AutoregressiveTTS, names: list[str], carried: list[str], heads: bool):
+        super().__init__()
+        self.model, self.names, self.carried, self.heads = model, names, carried, heads
+
+    def forward(self, frame: torch.Tensor, window: torch.Tensor, *tensors: torch.Tensor) -> tuple[torch.Tensor, ...]:
+        step = self.model.step(frame, self.model.state_from_tensors(dict(zip(self.names, tensors))), window)
+        after = step.state.tensors()
+        attended = (step.attended.alignment, step.attended.heads) if self.heads else (step.attended.alignment,)
+        return (step.frames, step.stop_prob, *attended, *(after[name] for name in self.carried))
+
+
+class PostnetGraph(nn.Module):
+    def __init__(self, model: AutoregressiveTTS):
+        super().__init__()
+        self.model = model
+
+    def forward(self, mel_before: torch.Tensor, lengths: torch.Tensor) -> torch.Tensor:
+        return self.model.refine(mel_before, lengths)
+
+
+class VocoderGraph(nn.Module):
+    def __init__(self, vocoder: Vocoder):
+        super().__init__()
+        self.vocoder = vocoder
+
+    def forward(self, mel: torch.Tensor) -> torch.Tensor:
+        return self.vocoder(mel, None)[0]
+
+
+def _dynamic(names: list[str], tensors: list[torch.Tensor]) -> dict[str, dict[int, str]]:
+    """Every axis of every tensor may change size (batch, text length, cache length)."""
+    return {name: {axis: f"{name}:{axis}" for axis in range(t.dim())} for name, t in zip(names, tensors)}
+
+
+def _write_graph(module: nn.Module, args: tuple[torch.Tensor, ...], path: Path, inputs: list[str],
+                 outputs: list[str], what: str) -> None:
+    module.eval()
+    try:
+        with warnings.catch_warnings(), torch.no_grad():
+            warnings.simplefilter("ignore")  # the tracer's notes on Python values it records as constants
+            torch.onnx.export(module, args, str(path), dynamo=False, opset_version=OPSET, input_names=inputs,
+                              output_names=outputs, dynamic_axes=_dynamic(inputs, list(args)), do_constant_folding=True)
+    except Exception as exc:  # noqa: BLE001 - the exporter raises many kinds; the user needs the first line
+        reason = str(exc).strip().splitlines()[0][:200] if str(exc).strip() else type(exc).__name__
+        raise TTSError(f"{what} does not export to ONNX ({reason})") from None
+
+
+def _example(model: AutoregressiveTTS) -> tuple[torch.Tensor, torch.Tensor]:
+    """Two items of different lengths, so that masks and padding are traced as they are used."""
+    generator = torch.Generator().manual_seed(0)
+    ids = torch.randint(1, model.n_symbols, (2, 12), generator=generator)
+    lengths = torch.tensor([12, 9])
+    ids[1, 9:] = 0
+    return ids, lengths
+
+
+def export_onnx(loaded: LoadedModel, vocoder: Vocoder | None, vocoder_name: str, out: str | Path) -> Path:
+    """Write ``loaded``'s model (and ``vocoder``, when it is a neural one; ``vocoder_name`` is what
+    ``inference.vocoder`` calls it) as ONNX graphs to the folder ``out`` (see the module's notes).
+    A folder of files other than an earlier export is refused; the export appears whole or not at all."""
+    out = Path(out)
+    if out.exists() and (not out.is_dir() or (any(out.iterdir()) and not (out / MANIFEST).is_file())):
+        raise TTSError(f"--out {out} exists and is not an earlier ONNX export: give a new folder")
+    model = loaded.model.cpu().eval()
+    ids, lengths = _example(model)
+    with torch.no_grad():
+        memory, mask = model.encode(ids, lengths)
+        initial = model.init_decoder(memory, mask).tensors()
+        names = list(initial)
+        # trace a step in the middle of an utterance (non-empty caches, a moved alignment)
+        state = model.state_from_tensors(initial)
+        frame = memory.new_full((2, model.n_mels), model.go_value)
+        for _ in range(2):
+            step = model.step(frame, state, mask)
+            state, frame = step.state, step.frames[:, -1]
+        before = state.tensors()
+        after = model.step(frame, model.state_from_tensors(before), mask)
+    carried = [name for name, value in after.state.tensors().items() if value is not before[name]]
+    heads = after.attended.heads is not None
+    parent = out.parent
+    parent.mkdir(parents=True, exist_ok=True)
+    staging = Path(tempfile.mkdtemp(prefix=f".{out.name}.", dir=parent))
+    try:
+        what = f"{type(model).__name__} with {model.attention_name} attention"
+        _write_graph(EncoderGraph(model), (ids, lengths), staging / "encoder.onnx", ["ids", "lengths"], ["memory"],
+                     f"the encoder of {what}")
+        _write_graph(InitGraph(model), (memory, lengths), staging / "init.onnx", ["memory", "lengths"], names,
+                     f"the decoder state of {what}")
+        attended = ["alignment", "heads"] if heads else ["alignment"]
+        _write_graph(StepGraph(model, names, carried, heads), (frame, mask, *before.values()), staging / "step.onnx",
+                     ["frame", "window", *names], ["frames", "stop_prob", *attended, *(NEXT + name for name in carried)],
+                     f"the decoder step of {what}")
+        mel_lengths = torch.tensor([20, 14])
+        _write_graph(PostnetGraph(model), (torch.randn(2, model.n_mels, 20), mel_lengths), staging / "postnet.onnx",
+                     ["mel_before", "mel_lengths"], ["mel"], f"the postnet of {what}")
+        manifest: dict[str, Any] = {
+            "format": FORMAT, "version": VERSION, "step": loaded.step, "source": str(loaded.path),
+            "config": to_dict(loaded.config), "symbols": loaded.inventory.to_dict(),
+            "model": {"n_symbols": model.n_symbols, "n_mels": model.n_mels, "reduction_factor": model.reduction_factor,
+                      "go_value": model.go_value, "mel_pad_value": model.mel_pad_value,
+                      "postnet_context_frames": model.postnet.context_frames, "attention": model.attention_name},
+            "state": names, "carried": carried, "heads": heads, "vocoder": None}
+        if vocoder is not None and not isinstance(vocoder, GriffinLim):
+            vocoder = vocoder.cpu().eval()
+            _write_graph(VocoderGraph(vocoder), (torch.randn(1, vocoder.audio.n_mels, 16),), staging / "vocoder.onnx",
+                         ["mel"], ["waveform"], f"the vocoder {vocoder_name}")
+            manifest["vocoder"] = {"name": vocoder_name, "audio": to_dict(vocoder.audio),
+                                   "context_frames": vocoder.context_frames}
+        (staging / MANIFEST).write_text(json.dumps(manifest, indent=1))
+        if out.exists():
+            shutil.rmtree(out)
+        staging.rename(out)
+    finally:
+        shutil.rmtree(staging, ignore_errors=True)
+    return out

@@ -1,0 +1,164 @@
+"""Run an ONNX export (:mod:`tts.onnx.export`) with onnxruntime through the same decoding loop
+as PyTorch: :class:`OnnxAcousticModel` is a :class:`~tts.models.decoding.Decodable` whose
+encoder, decoder step and postnet are onnxruntime sessions, and :class:`OnnxVocoder` a
+:class:`~tts.vocoders.Vocoder` that runs ``vocoder.onnx``. ``load_onnx(folder)`` reads both
+with the config and symbols the export carries."""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import torch
+
+from tts.config import AudioConfig, ExperimentConfig, InferenceConfig, config_from_dict
+from tts.errors import ConfigError, TTSError
+from tts.models.decoding import StepAttention, StepCallback, StepOutput, check_ids, decode
+from tts.models.layers import sequence_mask
+from tts.models.outputs import InferenceOutput
+from tts.onnx.export import FORMAT, MANIFEST, NEXT, VERSION
+from tts.text import SymbolInventory
+from tts.vocoders import Vocoder
+
+
+def _session(path: Path, threads: int) -> Any:
+    import onnxruntime
+
+    options = onnxruntime.SessionOptions()
+    options.intra_op_num_threads = threads
+    options.inter_op_num_threads = 1
+    options.log_severity_level = 3
+    try:
+        return onnxruntime.InferenceSession(str(path), options, providers=["CPUExecutionProvider"])
+    except Exception as exc:  # noqa: BLE001 - onnxruntime's own exception types
+        raise TTSError(f"{path} is not a loadable ONNX graph ({str(exc).splitlines()[0][:160]}): export it again "
+                       f"with 'tts export CKPT --format onnx'") from None
+
+
+class _Graph:
+    """One session, fed by name with only the inputs its graph declares."""
+
+    def __init__(self, path: Path, threads: int):
+        self.session = _session(path, threads)
+        self.inputs = [i.name for i in self.session.get_inputs()]
+        self.outputs = [o.name for o in self.session.get_outputs()]
+
+    def __call__(self, **tensors: torch.Tensor) -> dict[str, torch.Tensor]:
+        feed = {name: tensors[name].detach().cpu().numpy() for name in self.inputs}
+        return {name: torch.from_numpy(np.asarray(value)) for name, value in zip(self.outputs, self.session.run(None, feed))}
+
+
+@dataclass
+class OnnxState:
+    """The decoder state between ONNX steps: the named tensors and the text mask ``(B, T_text)``
+    (the window of a step that has none)."""
+
+    tensors: dict[str, torch.Tensor]
+    mask: torch.Tensor
+
+
+class OnnxAcousticModel:
+    """An exported acoustic model (:class:`~tts.models.decoding.Decodable`); runs on the CPU."""
+
+    def __init__(self, folder: Path, manifest: dict[str, Any], threads: int):
+        spec = manifest["model"]
+        self.n_symbols, self.n_mels, self.r = int(spec["n_symbols"]), int(spec["n_mels"]), int(spec["reduction_factor"])
+        self.go_value, self.mel_pad_value = float(spec["go_value"]), float(spec["mel_pad_value"])
+        self.postnet_context_frames = int(spec["postnet_context_frames"])
+        self.attention_name = str(spec["attention"])
+        self.carried, self.heads = list(manifest["carried"]), bool(manifest["heads"])
+        self.encoder, self.init, self.decoder_step, self.postnet = (
+            _Graph(folder / f"{name}.onnx", threads) for name in ("encoder", "init", "step", "postnet"))
+
+    @property
+    def reduction_factor(self) -> int:
+        return self.r
+
+    def encode(self, ids: torch.Tensor, lengths: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
+        check_ids(ids, lengths, self.n_symbols)
+        return self.encoder(ids=ids, lengths=lengths)["memory"], sequence_mask(lengths, ids.shape[1])
+
+    def init_decoder(self, memory: torch.Tensor, mask: torch.Tensor) -> OnnxState:
+        return OnnxState(self.init(memory=memory, lengths=mask.sum(dim=1)), mask)
+
+    def step(self, frame: torch.Tensor, state: OnnxState, window: torch.Tensor | None) -> StepOutput:
+        out = self.decoder_step(frame=frame, window=state.mask if window is None else window, **state.tensors)
+        tensors = state.tensors | {name: out[NEXT + name] for name in self.carried}
+        attended = StepAttention(out["alignment"], out["heads"] if self.heads else None)
+        return StepOutput(out["frames"], out["stop_prob"], attended, OnnxState(tensors, state.mask))
+
+    def refine(self, mel_before: torch.Tensor, mel_lengths: torch.Tensor) -> torch.Tensor:
+        return self.postnet(mel_before=mel_before, mel_lengths=mel_lengths)["mel"]
+
+    def inference(self, ids: torch.Tensor, lengths: torch.Tensor | None = None,
+                  settings: InferenceConfig | None = None, last_token: torch.Tensor | None = None,
+                  on_step: StepCallback | None = None) -> InferenceOutput:
+        """The free-running loop of :func:`tts.models.decoding.decode`, on the exported graphs."""
+        return decode(self, ids.cpu(), None if lengths is None else lengths.cpu(), settings or InferenceConfig(),
+                      None if last_token is None else last_token.cpu(), on_step)
+
+
+class OnnxVocoder(Vocoder):
+    """An exported neural vocoder: mel ``(B, n_mels, T_mel)`` → ``(wav (B, T_wav), lengths (B,))``, each
+    item's samples past its length silent."""
+
+    def __init__(self, path: Path, audio: AudioConfig, context_frames: int | None, threads: int):
+        super().__init__(audio)
+        self.graph, self._context = _Graph(path, threads), context_frames
+
+    @property
+    def context_frames(self) -> int | None:
+        return self._context
+
+    def forward(self, mel: torch.Tensor, lengths: torch.Tensor | None = None) -> tuple[torch.Tensor, torch.Tensor]:
+        self.check_mel(mel)
+        frames = lengths if lengths is not None else torch.full((mel.shape[0],), mel.shape[2], dtype=torch.long)
+        samples = self.frames_to_samples(frames.cpu())
+        wav = self.graph(mel=mel.float())["waveform"]
+        return wav * sequence_mask(samples, wav.shape[1]), samples
+
+
+@dataclass
+class OnnxExport:
+    """An export folder, loaded: the model, its config and symbols, the step it was trained to,
+    and the exported vocoder (None when it was exported without one)."""
+
+    model: OnnxAcousticModel
+    config: ExperimentConfig
+    inventory: SymbolInventory
+    step: int
+    path: Path
+    vocoder_name: str | None
+    vocoder: OnnxVocoder | None
+
+
+def load_onnx(folder: str | Path, threads: int | None = None) -> OnnxExport:
+    """Load the export in ``folder`` (sessions on ``threads`` CPU threads, default PyTorch's)."""
+    folder = Path(folder)
+    path = folder / MANIFEST
+    if not path.is_file():
+        raise TTSError(f"{folder} is not an ONNX export (no {MANIFEST}): write one with "
+                       f"'tts export CKPT --format onnx --out {folder}'")
+    try:
+        import onnxruntime  # noqa: F401
+    except ImportError:
+        raise TTSError("onnxruntime is not installed: pip install onnxruntime (or the project's '.[onnx]' extra)") from None
+    manifest = json.loads(path.read_text())
+    if manifest.get("format") != FORMAT or manifest.get("version") != VERSION:
+        raise TTSError(f"{path} is not a {FORMAT} manifest of version {VERSION}: export the checkpoint again")
+    try:
+        config = config_from_dict(manifest["config"])
+    except ConfigError as exc:
+        raise TTSError(f"{path}: {exc}") from None
+    threads = threads or torch.get_num_threads()
+    model = OnnxAcousticModel(folder, manifest, threads)
+    spec = manifest["vocoder"]
+    vocoder = None
+    if spec is not None:
+        audio = config_from_dict({"audio": spec["audio"]}).audio
+        vocoder = OnnxVocoder(folder / "vocoder.onnx", audio, spec["context_frames"], threads)
+    return OnnxExport(model, config, SymbolInventory.from_dict(manifest["symbols"]), int(manifest["step"]), folder,
+                      spec["name"] if spec else None, vocoder)
