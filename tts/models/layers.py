@@ -31,6 +31,16 @@ def sequence_mask(lengths: torch.Tensor, max_len: int | None = None) -> torch.Te
     return torch.arange(max_len, device=lengths.device)[None] < lengths[:, None]
 
 
+def sliding_windows(x: torch.Tensor, size: int) -> torch.Tensor:
+    """Every window of ``size`` consecutive values of the last axis: ``(B, T + size − 1) → (B, T, size)``.
+    ``unfold`` in PyTorch (the fastest); in an ONNX export, where unfold over a length that varies
+    has no operator, the same windows stacked from ``size`` shifted slices."""
+    if not torch.onnx.is_in_onnx_export():
+        return x.unfold(-1, size, 1)
+    steps = x.shape[-1] - size + 1
+    return torch.stack([x[..., k: k + steps] for k in range(size)], dim=-1)
+
+
 @overload
 def decoder_steps(n_frames: int, r: int) -> int: ...
 @overload

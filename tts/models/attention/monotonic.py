@@ -18,6 +18,7 @@ from tts.config.attention import (
 from tts.models.attention.base import Attention, AttentionState, Extras, masked_softmax, register, renormalize, shift_right
 from tts.models.attention.content import ContentAttention
 from tts.models.attention.location import LocationAwareAttention
+from tts.models.layers import sliding_windows
 
 
 @register("forward")
@@ -133,14 +134,13 @@ class DynamicConvolutionAttention(Attention):
 
     def align(self, query: torch.Tensor, state: AttentionState, mask: torch.Tensor) -> tuple[torch.Tensor, Extras]:
         previous = state.weights.unsqueeze(1)                                    # (B, 1, T)
-        batch, _, steps = previous.shape
+        batch = previous.shape[0]
         static = self.static_dense(self.static_conv(previous).transpose(1, 2))     # (B, T, A)
         kernel, half = self.config.dynamic_kernel, (self.config.dynamic_kernel - 1) // 2
         filters = self.dynamic_filters(query).view(batch, self.config.dynamic_filters, kernel)      # (B, F_dyn, K)
         # each item's own filters: a product with the item's sliding windows (not a convolution
         # grouped by item, whose group count is the batch size, fixed in an exported graph)
-        padded = F.pad(state.weights, (half, kernel - 1 - half))
-        windows = torch.stack([padded[:, k: k + steps] for k in range(kernel)], dim=2)          # (B, T, K)
+        windows = sliding_windows(F.pad(state.weights, (half, kernel - 1 - half)), kernel)      # (B, T, K)
         dynamic = self.dynamic_dense(windows @ filters.transpose(1, 2))                         # (B, T, A)
         prior = F.conv1d(F.pad(previous, (self.prior_filter.shape[-1] - 1, 0)), self.prior_filter).squeeze(1)
         energies = self.v(torch.tanh(static + dynamic)).squeeze(-1) + torch.log(prior.clamp(min=1e-6))
