@@ -4,8 +4,8 @@
 VENV ?= .venv
 PY := $(VENV)/bin/python
 TTS := $(VENV)/bin/tts
-# gcc: pesq (an eval meter) is built from source by pip
-APT_PACKAGES := espeak-ng sox flite festival festvox-us-slt-hts fortunes fortunes-min gcc
+# gcc: pesq (an eval meter) is built from source by pip; chromium and its driver: the browser test of tts serve
+APT_PACKAGES := espeak-ng sox flite festival festvox-us-slt-hts fortunes fortunes-min gcc chromium chromium-driver
 
 .PHONY: setup system-deps demo test bench clean
 

@@ -1,14 +1,8 @@
-"""``tts serve``: the HTTP answers (in-process through Starlette's test client) and the service as a
-user meets it (a real process on a loopback port, a real HTTP client)."""
+"""``tts serve``: the HTTP answers, in-process through Starlette's test client (the service as a
+real process, under load and in a browser: ``test_serve_process.py``)."""
 
 import io
 import json
-import socket
-import subprocess
-import sys
-import time
-import urllib.error
-import urllib.request
 
 import pytest
 import soundfile as sf
@@ -83,51 +77,6 @@ def test_a_checkpoint_that_fails_to_load_is_refused_at_start(tmp_path):
         load_service({"bad": str(tmp_path / "bad.pt")}, ["griffin-lim"], "cpu", Limits())
     with pytest.raises(TTSError, match="give NAME=CHECKPOINT"):
         parse_voices(["nameonly"])
-
-
-def free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return sock.getsockname()[1]
-
-
-def test_the_service_as_a_real_process_answers_concurrent_requests(tiny_experiment):
-    """Started as a user starts it; 20 requests at once are batched and all answered; bad ones
-    are 4xx; the process keeps serving until it is stopped."""
-    from concurrent.futures import ThreadPoolExecutor
-
-    port = free_port()
-    server = subprocess.Popen([sys.executable, "-m", "tts.cli", "serve", "--voice",
-                               f"tiny={tiny_experiment / 'checkpoint_00000004.pt'}", "--vocoder", "griffin-lim",
-                               "--max-jobs", "32", "--port", str(port)], stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
-    base = f"http://127.0.0.1:{port}"
-    try:
-        for _ in range(300):
-            try:
-                urllib.request.urlopen(f"{base}/health", timeout=1)
-                break
-            except (urllib.error.URLError, ConnectionError):
-                assert server.poll() is None, server.stdout.read()
-                time.sleep(0.2)
-
-        def post(text: str) -> tuple[int, bytes]:
-            request = urllib.request.Request(f"{base}/synthesize", data=json.dumps(
-                {"text": text, "settings": FAST}).encode(), headers={"Content-Type": "application/json"})
-            try:
-                with urllib.request.urlopen(request, timeout=120) as response:
-                    return response.status, response.read()
-            except urllib.error.HTTPError as exc:
-                return exc.code, exc.read()
-
-        with ThreadPoolExecutor(20) as pool:
-            answers = list(pool.map(post, [f"Sentence number {i}." for i in range(20)] + [""]))
-        assert [code for code, _ in answers[:20]] == [200] * 20 and all(body[:4] == b"RIFF" for _, body in answers[:20])
-        assert answers[20][0] == 400 and b"give the text" in answers[20][1]
-        assert urllib.request.urlopen(f"{base}/", timeout=10).read().startswith(b"<!doctype html>")
-        assert server.poll() is None
-    finally:
-        server.terminate()
-        server.wait(timeout=30)
 
 
 def test_a_streamed_request_is_a_wav_that_grows_chunk_by_chunk(client):
