@@ -110,6 +110,20 @@ def test_inference_under_bf16_autocast_runs_its_products_in_bf16_close_to_fp32()
     torch.testing.assert_close(bf16.alignments.float(), fp32.alignments, atol=0.01, rtol=0)
 
 
+def test_teacher_forcing_without_gradients_under_bf16_autocast_matches_fp32():
+    # validation of a bf16 run: the loop's fixed-weight products met bf16 inputs with fp32 weights
+    torch.manual_seed(0)
+    model = Tacotron2(small_config(), n_symbols=130).eval()
+    batch = random_batch(2)
+    with torch.no_grad():
+        fp32 = model(batch)
+        with torch.autocast("cpu", dtype=torch.bfloat16):
+            bf16 = model(batch)
+    assert bf16.mel_after.dtype == torch.bfloat16
+    assert 0 < (bf16.mel_after.float() - fp32.mel_after).abs().max() <= 0.03 * fp32.mel_after.abs().max()
+    torch.testing.assert_close(bf16.alignments.float(), fp32.alignments, atol=0.01, rtol=0)
+
+
 def test_attention_window_constrains_the_peak():
     torch.manual_seed(1)
     model = Tacotron2(small_config(), n_symbols=130).eval()

@@ -106,10 +106,13 @@ class SharedWeight:
 
 def step_product(weight: torch.Tensor, batch_size: int) -> Callable[[torch.Tensor], torch.Tensor]:
     """``x ↦ x Wᵀ`` for every step of a loop over ``batch_size`` items: a :class:`SharedWeight`
-    when the weight's gradient will be needed, else :func:`fixed_weight_product`."""
+    when the weight's gradient will be needed, else :func:`fixed_weight_product`; either runs in
+    :func:`compute_dtype` (under autocast, its dtype for input and weight alike)."""
     if torch.is_grad_enabled() and weight.requires_grad:
         return SharedWeight(weight, batch_size)
-    return fixed_weight_product(weight, batch_size)
+    dtype = compute_dtype(weight)
+    product = fixed_weight_product(weight.to(dtype), batch_size)
+    return lambda x: product(x.to(dtype))
 
 
 LSTMStep = Callable[[torch.Tensor, tuple[torch.Tensor, torch.Tensor]], tuple[torch.Tensor, torch.Tensor]]
