@@ -4,32 +4,18 @@ load, and the page driven in headless Chromium (Debian's chromium and chromium-d
 
 import json
 import shutil
-import socket
 import subprocess
 import sys
 import time
 import urllib.error
 import urllib.request
 from concurrent.futures import ThreadPoolExecutor
-from pathlib import Path
 
 import pytest
 
+from tts.commands.bench.serve import free_port, resident_mb
+
 FAST = {"max_frames_per_token": 2}
-
-
-def free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return sock.getsockname()[1]
-
-
-def resident_mb(pid: int) -> float:
-    """The process's resident memory (VmRSS) in MB."""
-    for line in Path(f"/proc/{pid}/status").read_text().splitlines():
-        if line.startswith("VmRSS:"):
-            return int(line.split()[1]) / 1024
-    raise AssertionError(f"no VmRSS for process {pid}")
 
 
 @pytest.fixture(scope="module")
@@ -134,3 +120,25 @@ def test_the_page_speaks_a_typed_sentence_in_headless_chromium(server, tmp_path)
         assert any("step limit" in w for w in warnings)  # a barely trained model never stops: the page says so
     finally:
         driver.quit()
+
+
+def test_a_client_that_leaves_mid_stream_frees_its_job_and_the_service_keeps_serving(server):
+    import http.client
+
+    base, process = server
+    connection = http.client.HTTPConnection(base.removeprefix("http://"), timeout=120)
+    text = " ".join(f"Sentence number {i} goes on for a while." for i in range(12))
+    connection.request("POST", "/synthesize?stream=1", body=json.dumps({"text": text, "settings": FAST}),
+                       headers={"Content-Type": "application/json"})
+    response = connection.getresponse()
+    assert response.status == 200 and response.read(44)[:4] == b"RIFF"   # the header, then the first audio
+    response.read(2000)
+    connection.close()                                                    # gone, mid-stream
+    jobs = None
+    for _ in range(300):
+        jobs = json.loads(urllib.request.urlopen(f"{base}/health", timeout=10).read())["jobs"]
+        if jobs == 0:
+            break
+        time.sleep(0.2)
+    assert jobs == 0, "the abandoned stream still holds its job"
+    assert post(base, "Still here.")[0] == 200 and process.poll() is None

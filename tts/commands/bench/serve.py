@@ -1,0 +1,102 @@
+"""``tts bench serve``: ``tts serve`` as a real process under concurrent load — requests per
+second, latency percentiles, errors and the service's resident memory."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import socket
+import subprocess
+import sys
+import time
+import urllib.error
+import urllib.request
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+
+import numpy as np
+
+from tts.commands.options import add_checkpoint, positive_int
+from tts.errors import TTSError
+
+SENTENCES = ["The quick brown fox jumps over the lazy dog.", "Please call me back after lunch.",
+             "The train leaves at seven in the morning.", "We will need two more chairs for the meeting.",
+             "She reads a book every week.", "Turn left at the second traffic light."]
+
+
+def register(sub: argparse._SubParsersAction) -> None:
+    p = sub.add_parser("serve", help="tts serve under concurrent load: requests/s, p50/p95 latency, memory")
+    add_checkpoint(p)
+    p.add_argument("--vocoder", default="hifigan", help="the service's vocoder (default hifigan)")
+    p.add_argument("--requests", type=positive_int, default=50, help="requests, all sent at once (default 50)")
+    p.add_argument("--rounds", type=positive_int, default=2, help="rounds of --requests (memory after each)")
+    p.set_defaults(bench=lambda a: bench_serve(a.checkpoint, a.vocoder, a.requests, a.rounds))
+
+
+def free_port() -> int:
+    """A TCP port free on the loopback interface now."""
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return sock.getsockname()[1]
+
+
+def resident_mb(pid: int) -> float:
+    """Process ``pid``'s resident memory (VmRSS) in MB."""
+    for line in Path(f"/proc/{pid}/status").read_text().splitlines():
+        if line.startswith("VmRSS:"):
+            return round(int(line.split()[1]) / 1024, 1)
+    return float("nan")
+
+
+def _post(base: str, text: str) -> tuple[int, float]:
+    """Status and seconds of one ``POST /synthesize``."""
+    request = urllib.request.Request(f"{base}/synthesize", data=json.dumps({"text": text}).encode(),
+                                     headers={"Content-Type": "application/json"})
+    start = time.perf_counter()
+    try:
+        with urllib.request.urlopen(request, timeout=600) as response:
+            response.read()
+            status = response.status
+    except urllib.error.HTTPError as exc:
+        status = exc.code
+    return status, time.perf_counter() - start
+
+
+def bench_serve(checkpoint: str | None = None, vocoder: str = "hifigan", requests: int = 50, rounds: int = 2) -> dict:
+    """Start ``tts serve`` (``checkpoint``, default the bundled voice), warm it with one request,
+    then send ``rounds`` × ``requests`` requests, each round all at once."""
+    port = free_port()
+    voice = ["--voice", f"bench={checkpoint}"] if checkpoint else []
+    server = subprocess.Popen([sys.executable, "-m", "tts.cli", "serve", *voice, "--vocoder", vocoder,
+                               "--max-jobs", str(requests + 1), "--port", str(port)],
+                              stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    base = f"http://127.0.0.1:{port}"
+    try:
+        for _ in range(600):
+            if server.poll() is not None:
+                raise TTSError(f"tts serve ended at start: {server.stdout.read().strip()[-300:] if server.stdout else ''}")
+            try:
+                urllib.request.urlopen(f"{base}/health", timeout=1)
+                break
+            except (urllib.error.URLError, ConnectionError):
+                time.sleep(0.2)
+        _post(base, SENTENCES[0])  # warm-up
+        baseline = resident_mb(server.pid)
+        result: dict = {"vocoder": vocoder, "requests_per_round": requests, "rounds": [],
+                        "resident_mb_after_warmup": baseline}
+        for _ in range(rounds):
+            texts = [SENTENCES[i % len(SENTENCES)] for i in range(requests)]
+            start = time.perf_counter()
+            with ThreadPoolExecutor(requests) as pool:
+                answers = list(pool.map(lambda text: _post(base, text), texts))
+            wall = time.perf_counter() - start
+            latencies = np.array([seconds for _, seconds in answers])
+            result["rounds"].append({"errors": sum(status != 200 for status, _ in answers),
+                                     "requests_per_second": round(requests / wall, 2),
+                                     "latency_p50_s": round(float(np.percentile(latencies, 50)), 2),
+                                     "latency_p95_s": round(float(np.percentile(latencies, 95)), 2),
+                                     "resident_mb_after": resident_mb(server.pid)})
+        return result
+    finally:
+        server.terminate()
+        server.wait(timeout=30)
