@@ -364,3 +364,31 @@ def test_stopping_features_is_one_line_and_the_workers_go_quietly(tiny_corpus, t
     assert err.count("stopped: tts features was interrupted") == 1, err
     again = subprocess.run(command, capture_output=True, text=True, timeout=600)
     assert again.returncode == 0, again.stderr
+
+
+def test_combine_joins_a_corpus_into_the_training_split_and_keeps_the_held_out_texts_out(tmp_path):
+    from tts.data.corpus import Utterance, write_metadata, write_splits
+
+    def corpus(root: Path, texts: dict[str, str], splits: dict[str, list[str]]) -> None:
+        (root / "wavs").mkdir(parents=True)
+        for uid in texts:
+            sf.write(root / "wavs" / f"{uid}.wav", np.zeros(SR // 10, dtype=np.float32), SR)
+        write_metadata(root, [Utterance(uid, text, text) for uid, text in texts.items()])
+        write_splits(root, splits)
+
+    corpus(tmp_path / "base", {"B1": "One cat.", "B2": "Two dogs!", "B3": "Three birds."},
+           {"train": ["B1"], "val": ["B2"], "test": ["B3"]})
+    corpus(tmp_path / "add", {"A1": "two DOGS", "A2": "Four fish.", "B1": "A clash of ids."},
+           {"train": ["A1", "A2", "B1"], "val": [], "test": []})
+    cmd = [sys.executable, str(ROOT / "recipes/synthetic/combine.py"), "--base", str(tmp_path / "base"),
+           "--add", str(tmp_path / "add"), "--out", str(tmp_path / "joined")]
+    out = subprocess.run(cmd, capture_output=True, text=True)
+    assert out.returncode == 0, out.stderr
+    assert "3 from" in out.stdout and "1 from" in out.stdout and "2 left out" in out.stdout
+    joined = tmp_path / "joined"
+    assert [u.id for u in read_metadata(joined)] == ["B1", "B2", "B3", "A2"]
+    assert read_split(joined, "train") == ["A2", "B1"] and read_split(joined, "val") == ["B2"]
+    assert read_split(joined, "test") == ["B3"]
+    assert (joined / "wavs" / "A2.wav").resolve() == (tmp_path / "add" / "wavs" / "A2.wav").resolve()
+    again = subprocess.run(cmd, capture_output=True, text=True)
+    assert again.returncode == 2 and again.stderr.startswith("error:") and "is not empty" in again.stderr
