@@ -380,14 +380,15 @@ def test_combine_joins_a_corpus_into_the_training_split_and_keeps_the_held_out_t
            {"train": ["B1"], "val": ["B2"], "test": ["B3"]})
     corpus(tmp_path / "add", {"A1": "two DOGS", "A2": "Four fish.", "B1": "A clash of ids."},
            {"train": ["A1", "A2", "B1"], "val": [], "test": []})
+    corpus(tmp_path / "more", {"A2": "Another clash.", "C1": "Five frogs."}, {"train": ["A2", "C1"], "val": [], "test": []})
     cmd = [sys.executable, str(ROOT / "recipes/synthetic/combine.py"), "--base", str(tmp_path / "base"),
-           "--add", str(tmp_path / "add"), "--out", str(tmp_path / "joined")]
+           "--add", str(tmp_path / "add"), str(tmp_path / "more"), "--out", str(tmp_path / "joined")]
     out = subprocess.run(cmd, capture_output=True, text=True)
     assert out.returncode == 0, out.stderr
-    assert "3 from" in out.stdout and "1 from" in out.stdout and "2 left out" in out.stdout
+    assert "3 from" in out.stdout and "2 from" in out.stdout and "3 left out" in out.stdout
     joined = tmp_path / "joined"
-    assert [u.id for u in read_metadata(joined)] == ["B1", "B2", "B3", "A2"]
-    assert read_split(joined, "train") == ["A2", "B1"] and read_split(joined, "val") == ["B2"]
+    assert [u.id for u in read_metadata(joined)] == ["B1", "B2", "B3", "A2", "C1"]
+    assert read_split(joined, "train") == ["A2", "B1", "C1"] and read_split(joined, "val") == ["B2"]
     assert read_split(joined, "test") == ["B3"]
     assert (joined / "wavs" / "A2.wav").resolve() == (tmp_path / "add" / "wavs" / "A2.wav").resolve()
     again = subprocess.run(cmd, capture_output=True, text=True)
