@@ -4,8 +4,6 @@ load, and the page driven in headless Chromium (Debian's chromium and chromium-d
 
 import json
 import shutil
-import subprocess
-import sys
 import time
 import urllib.error
 import urllib.request
@@ -13,32 +11,17 @@ from concurrent.futures import ThreadPoolExecutor
 
 import pytest
 
-from tts.commands.bench.serve import free_port, resident_mb
+from tts.commands.bench.serve import resident_mb, running_service
 
 FAST = {"max_frames_per_token": 2}
 
 
 @pytest.fixture(scope="module")
 def server(tiny_experiment):
-    """``tts serve`` started as a user starts it, with the tiny voice; its base URL and process."""
-    port = free_port()
-    process = subprocess.Popen([sys.executable, "-m", "tts.cli", "serve", "--voice",
-                                f"tiny={tiny_experiment / 'checkpoint_00000004.pt'}", "--vocoder", "griffin-lim",
-                                "--max-jobs", "64", "--port", str(port)],
-                               stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
-    base = f"http://127.0.0.1:{port}"
-    try:
-        for _ in range(300):
-            try:
-                urllib.request.urlopen(f"{base}/health", timeout=1)
-                break
-            except (urllib.error.URLError, ConnectionError):
-                assert process.poll() is None, process.stdout.read()
-                time.sleep(0.2)
-        yield base, process
-    finally:
-        process.terminate()
-        process.wait(timeout=30)
+    """``tts serve`` with the tiny voice, as a user starts it: its base URL and process."""
+    with running_service(["--voice", f"tiny={tiny_experiment / 'checkpoint_00000004.pt'}", "--vocoder", "griffin-lim",
+                          "--max-jobs", "64"]) as started:
+        yield started
 
 
 def post(base: str, text: str) -> tuple[int, bytes]:

@@ -30,17 +30,8 @@ def run(args: argparse.Namespace) -> None:
         out = checkpoint.export(args.checkpoint, args.out, half=not args.fp32, inference=changes)
         print(f"wrote {out} ({out.stat().st_size / 1e6:.1f} MB)")
         return
-    from dataclasses import replace
+    from tts.onnx import export_checkpoint
 
-    from tts.config import resolve_inference
-    from tts.onnx import export_onnx
-    from tts.synthesis import vocoder_from_option
-
-    loaded = checkpoint.load(args.checkpoint)
-    settings = resolve_inference(loaded.config.inference, changes)
-    loaded.config = replace(loaded.config, inference=settings)
-    vocoder = vocoder_from_option(settings.vocoder, loaded.config.audio, "cpu", settings.griffin_lim)
-    out = export_onnx(loaded, vocoder, settings.vocoder, args.out)
+    out = export_checkpoint(args.checkpoint, args.out, changes)
     size = sum(f.stat().st_size for f in out.iterdir()) / 1e6
-    print(f"wrote {out}/ ({size:.1f} MB; vocoder {settings.vocoder}): "
-          f"tts synthesize --engine onnx --checkpoint {out} --text ...")
+    print(f"wrote {out}/ ({size:.1f} MB): tts synthesize --engine onnx --checkpoint {out} --text ...")

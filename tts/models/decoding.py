@@ -126,8 +126,8 @@ class AutoregressiveTTS(nn.Module):
         """ids ``(B, T_text)``, mask ``(B, T_text)`` → memory ``(B, T_text, D)``."""
         raise NotImplementedError
 
-    def init_decoder(self, memory: torch.Tensor, mask: torch.Tensor) -> Any:
-        """The decoder state before the first step (anything the model's step understands)."""
+    def init_decoder(self, memory: torch.Tensor, mask: torch.Tensor) -> TensorState:
+        """The decoder state before the first step (what the model's step understands, and its tensors)."""
         raise NotImplementedError
 
     def decoder_step(self, frame: torch.Tensor, state: Any,
@@ -137,7 +137,7 @@ class AutoregressiveTTS(nn.Module):
         given, is where attention may go this step."""
         raise NotImplementedError
 
-    def state_from_tensors(self, tensors: dict[str, torch.Tensor]) -> Any:
+    def state_from_tensors(self, tensors: dict[str, torch.Tensor]) -> TensorState:
         """The decoder state whose ``tensors()`` are ``tensors``, stepping with plain modules (no
         CPU-specific weight layouts), so that a traced step exports (:mod:`tts.onnx`)."""
         raise NotImplementedError

@@ -25,14 +25,16 @@ import json
 import shutil
 import tempfile
 import warnings
+from dataclasses import replace
 from pathlib import Path
-from typing import Any
+from typing import Any, Mapping
 
 import torch
 from torch import nn
 
+from tts import checkpoint
 from tts.checkpoint import LoadedModel
-from tts.config import to_dict
+from tts.config import resolve_inference, to_dict
 from tts.errors import TTSError
 from tts.models import AutoregressiveTTS
 from tts.models.layers import sequence_mask
@@ -180,3 +182,17 @@ def export_onnx(loaded: LoadedModel, vocoder: Vocoder | None, vocoder_name: str,
     finally:
         shutil.rmtree(staging, ignore_errors=True)
     return out
+
+
+def export_checkpoint(path: str | Path | None, out: str | Path, changes: Mapping[str, Any] | None = None) -> Path:
+    """Export the checkpoint at ``path`` (``None``: the bundled model) with its inference settings
+    changed by ``changes`` (stored in the export) and the vocoder they name (``griffin-lim``: none
+    is exported, the runtime runs it in PyTorch)."""
+    loaded = checkpoint.load(path)
+    settings = resolve_inference(loaded.config.inference, changes)
+    loaded.config = replace(loaded.config, inference=settings)
+    vocoder = None
+    if settings.vocoder != "griffin-lim":
+        vocoder = checkpoint.neural_vocoder(settings.vocoder)
+        vocoder.check_compatible(loaded.audio)
+    return export_onnx(loaded, vocoder, settings.vocoder, out)

@@ -12,13 +12,11 @@ from pathlib import Path
 import numpy as np
 import torch
 
-from tts import checkpoint as checkpoints
 from tts.commands.bench.timing import BENCH_TEXT
 from tts.commands.options import add_checkpoint, add_threads, add_vocoder, positive_int
-from tts.config import resolve_inference
 from tts.models.decoding import Decodable
-from tts.onnx import export_onnx, load_onnx
-from tts.synthesis import Synthesizer, vocoder_from_option
+from tts.onnx import export_checkpoint, load_onnx
+from tts.synthesis import Synthesizer
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -51,13 +49,10 @@ def bench_onnx(checkpoint: str | None = None, vocoder: str | None = None, steps:
     largest mel difference between the two."""
     torch.set_num_threads(threads)
     changes = {"vocoder": vocoder} if vocoder else None
-    loaded = checkpoints.load(checkpoint)
-    settings = resolve_inference(loaded.config.inference, changes)
     with tempfile.TemporaryDirectory() as tmp:
-        folder = export_onnx(loaded, vocoder_from_option(settings.vocoder, loaded.config.audio),
-                             settings.vocoder, Path(tmp) / "onnx")
+        folder = export_checkpoint(checkpoint, Path(tmp) / "onnx", changes)
         engines = {"torch": Synthesizer.from_checkpoint(checkpoint, changes=changes),
-                   "onnx": Synthesizer(load_onnx(folder, threads), settings=settings)}
+                   "onnx": Synthesizer(load_onnx(folder, threads))}
         ids = torch.tensor([engines["torch"].tokenizer.encode(BENCH_TEXT)])
         step_ms: dict[str, list[float]] = {name: [] for name in engines}
         synthesis_s: dict[str, list[float]] = {name: [] for name in engines}
@@ -76,7 +71,8 @@ def bench_onnx(checkpoint: str | None = None, vocoder: str | None = None, steps:
     median = {name: statistics.median(values) for name, values in synthesis_s.items()}
     step = {name: statistics.median(values) for name, values in step_ms.items()}
     same_length = mels["torch"].shape == mels["onnx"].shape
-    return {"attention": loaded.model.attention_name, "vocoder": settings.vocoder, "threads": threads,
+    settings = engines["torch"].settings
+    return {"attention": engines["onnx"].model.attention_name, "vocoder": settings.vocoder, "threads": threads,
             "audio_seconds": round(audio, 2),
             "decoder_step_ms": {name: round(value, 3) for name, value in step.items()},
             "synthesis_seconds": {name: round(value, 3) for name, value in median.items()},

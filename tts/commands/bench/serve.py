@@ -12,7 +12,9 @@ import time
 import urllib.error
 import urllib.request
 from concurrent.futures import ThreadPoolExecutor
+from contextlib import contextmanager
 from pathlib import Path
+from typing import Iterator
 
 import numpy as np
 
@@ -62,13 +64,12 @@ def _post(base: str, text: str) -> tuple[int, float]:
     return status, time.perf_counter() - start
 
 
-def bench_serve(checkpoint: str | None = None, vocoder: str = "hifigan", requests: int = 50, rounds: int = 2) -> dict:
-    """Start ``tts serve`` (``checkpoint``, default the bundled voice), warm it with one request,
-    then send ``rounds`` × ``requests`` requests, each round all at once."""
+@contextmanager
+def running_service(options: list[str]) -> Iterator[tuple[str, subprocess.Popen]]:
+    """``tts serve OPTIONS`` started as a user starts it, on a free loopback port, once it answers
+    ``/health``: its base URL and process; stopped on leaving."""
     port = free_port()
-    voice = ["--voice", f"bench={checkpoint}"] if checkpoint else []
-    server = subprocess.Popen([sys.executable, "-m", "tts.cli", "serve", *voice, "--vocoder", vocoder,
-                               "--max-jobs", str(requests + 1), "--port", str(port)],
+    server = subprocess.Popen([sys.executable, "-m", "tts.cli", "serve", *options, "--port", str(port)],
                               stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
     base = f"http://127.0.0.1:{port}"
     try:
@@ -80,10 +81,20 @@ def bench_serve(checkpoint: str | None = None, vocoder: str = "hifigan", request
                 break
             except (urllib.error.URLError, ConnectionError):
                 time.sleep(0.2)
+        yield base, server
+    finally:
+        server.terminate()
+        server.wait(timeout=30)
+
+
+def bench_serve(checkpoint: str | None = None, vocoder: str = "hifigan", requests: int = 50, rounds: int = 2) -> dict:
+    """Start ``tts serve`` (``checkpoint``, default the bundled voice), warm it with one request,
+    then send ``rounds`` × ``requests`` requests, each round all at once."""
+    voice = ["--voice", f"bench={checkpoint}"] if checkpoint else []
+    with running_service([*voice, "--vocoder", vocoder, "--max-jobs", str(requests + 1)]) as (base, server):
         _post(base, SENTENCES[0])  # warm-up
-        baseline = resident_mb(server.pid)
         result: dict = {"vocoder": vocoder, "requests_per_round": requests, "rounds": [],
-                        "resident_mb_after_warmup": baseline}
+                        "resident_mb_after_warmup": resident_mb(server.pid)}
         for _ in range(rounds):
             texts = [SENTENCES[i % len(SENTENCES)] for i in range(requests)]
             start = time.perf_counter()
@@ -97,6 +108,3 @@ def bench_serve(checkpoint: str | None = None, vocoder: str = "hifigan", request
                                      "latency_p95_s": round(float(np.percentile(latencies, 95)), 2),
                                      "resident_mb_after": resident_mb(server.pid)})
         return result
-    finally:
-        server.terminate()
-        server.wait(timeout=30)
