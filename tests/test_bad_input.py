@@ -318,6 +318,8 @@ CASES: list[tuple[str, list[str], str]] = [
     ("export missing", ["export", "{missing}", "--out", OUT + ".pt"], "does not exist"),
     ("export NaN checkpoint", ["export", "{ckpt_step}", "--out", OUT + ".pt"], "its step is 'abc'"),
     ("export over its source", ["export", C, "--out", C], "is the input"),
+    ("export settings only", ["export", "inference.attention_window=[1,2]", "--out", OUT + ".pt"], "give the checkpoint to export"),
+    ("export average to onnx", ["export", C, C, "--format", "onnx", "--out", "{dir}/onnx"], "--format onnx exports one checkpoint"),
     ("export over a training checkpoint", ["export", C, "--out", "{training_copy}"], "is a training checkpoint (it can be resumed)"),
     ("export unwritable", ["export", C, "--out", "/proc/tts-test/release.pt"], "cannot write /proc/tts-test/release.pt"),
     ("export bad setting", ["export", C, "inference.attention_window=[1]", "--out", OUT + ".pt"], "'inference.attention_window' must be [back, ahead]"),

@@ -144,6 +144,28 @@ def test_export_strips_training_state_and_checks_its_destination(saved, tmp_path
         checkpoint.read(tmp_path)
 
 
+def test_export_of_several_checkpoints_averages_their_weights(saved, tmp_path):
+    path, model, config = saved
+    with torch.no_grad():
+        for parameter in model.parameters():
+            parameter.add_(1.0)
+    later = checkpoint.save(tmp_path / "d.pt", model, config, SymbolInventory(), 9)
+    mean = checkpoint.read(checkpoint.export([path, later], tmp_path / "mean.pt", half=False))
+    first, second = checkpoint.read(path).weights, checkpoint.read(later).weights
+    assert mean.step == 9 and mean.training is None
+    for name, tensor in mean.weights.items():
+        if tensor.is_floating_point():
+            torch.testing.assert_close(tensor, (first[name] + second[name]) / 2)
+    settings = tiny_config_dict()
+    settings["model"]["tacotron2"]["attention"]["kind"] = "content"
+    other = config_from_dict(settings)
+    stranger = checkpoint.save(tmp_path / "e.pt", build_model(other.model, len(SymbolInventory()), other.audio),
+                               other, SymbolInventory(), 3)
+    with pytest.raises(TTSError, match="is not the same model as .*c.pt: average checkpoints of one run"):
+        checkpoint.export([path, stranger], tmp_path / "bad.pt")
+    assert not (tmp_path / "bad.pt").exists()
+
+
 def test_export_stores_the_inference_settings_it_is_given_and_checks_them(saved, tmp_path):
     path, _, _ = saved
     release = checkpoint.export(path, tmp_path / "windowed.pt", inference={"attention_window": [1, 2]})

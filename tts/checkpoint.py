@@ -16,6 +16,7 @@ Files of format versions 1 and 2 are upgraded as they are read (2 → 3: the con
 from __future__ import annotations
 
 import os
+from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
@@ -248,28 +249,49 @@ def neural_vocoder(option: str | Path, device: str | torch.device = "cpu") -> Vo
     return load_vocoder(option, device)
 
 
-def export(source: str | Path, destination: str | Path, half: bool = True,
+def average(sources: list[CheckpointContents]) -> dict[str, torch.Tensor]:
+    """The mean of the float weights of checkpoints of one model (integer buffers from the last);
+    checkpoints of another kind, architecture or symbol inventory are refused."""
+    def architecture(contents: CheckpointContents) -> object:
+        config = contents.config
+        return config.model if isinstance(config, ExperimentConfig) else config.vocoder
+
+    first, last = sources[0], sources[-1]
+    for other in sources[1:]:
+        same_model = other.kind == first.kind and other.inventory == first.inventory and \
+            architecture(other) == architecture(first) and other.weights.keys() == first.weights.keys()
+        if not same_model:
+            raise TTSError(f"{other.path} is not the same model as {first.path}: average checkpoints of one run")
+    return {k: torch.stack([c.weights[k].float() for c in sources]).mean(0) if v.is_floating_point() else v
+            for k, v in last.weights.items()}
+
+
+def export(source: str | Path | Sequence[str | Path], destination: str | Path, half: bool = True,
            inference: dict[str, Any] | None = None) -> Path:
     """Strip a training checkpoint (acoustic or vocoder) to what synthesis needs (weights, config,
     symbols, step), with float16 weights when ``half``; the result loads like the source.
-    ``inference``: settings that replace the acoustic model's stored ones (e.g. the attention
-    window it is released with), checked like a config file."""
+    A list of checkpoints of one run exports the mean of their weights (:func:`average`) with the
+    config and step of the last. ``inference``: settings that replace the acoustic model's stored
+    ones (e.g. the attention window it is released with), checked like a config file."""
+    sources = [Path(source)] if isinstance(source, (str, Path)) else [Path(s) for s in source]
     destination = Path(destination)
     if destination.is_dir() or destination.suffix != ".pt":
         raise TTSError(f"--out {destination}: give a file name ending in .pt")
-    refuse_overwriting(destination, [source], "--out")
+    refuse_overwriting(destination, sources, "--out")
     if destination.is_file() and _holds_training_state(destination):
         raise TTSError(f"--out {destination} is a training checkpoint (it can be resumed): write the release to "
                        f"another file")
-    contents = read(source)
+    read_sources = [read(s) for s in sources]
+    contents = read_sources[-1]
     config = contents.config
     if inference:
         if not isinstance(config, ExperimentConfig):
-            raise TTSError(f"{source} is a vocoder checkpoint: it has no inference settings")
+            raise TTSError(f"{contents.path} is a vocoder checkpoint: it has no inference settings")
         config = replace(config, inference=resolve_inference(config.inference, inference))
-    weights = {k: v.half() if half and v.is_floating_point() else v for k, v in contents.weights.items()}
+    mean = average(read_sources) if len(read_sources) > 1 else contents.weights
+    weights = {k: v.half() if half and v.is_floating_point() else v for k, v in mean.items()}
     if half and any(v.is_floating_point() and not bool(torch.isfinite(v).all()) for v in weights.values()):
-        raise TTSError(f"{source} has weights beyond the float16 range: export it with --fp32")
+        raise TTSError(f"{contents.path} has weights beyond the float16 range: export it with --fp32")
     payload = {"format": FORMAT, "version": VERSION, "kind": contents.kind, "model": weights,
                "config": to_dict(config), "step": contents.step}
     if contents.inventory is not None:

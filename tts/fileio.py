@@ -14,7 +14,7 @@ import os
 import tempfile
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Iterator
+from typing import Iterator, Sequence
 
 from tts.errors import TTSError
 
@@ -64,7 +64,7 @@ def _umask() -> int:
     return mask
 
 
-def refuse_overwriting(out: str | Path, inputs: list[str | Path], option: str) -> None:
+def refuse_overwriting(out: str | Path, inputs: Sequence[str | Path], option: str) -> None:
     """Refuse an output path that is one of the inputs (the same file, however it is spelled)."""
     out = Path(out)
     for source in inputs:

@@ -1,5 +1,6 @@
-"""``tts export``: a checkpoint for release — stripped (``.pt``) or as ONNX graphs with their
-vocoder (``--format onnx``, run by ``tts synthesize --engine onnx``)."""
+"""``tts export``: a checkpoint (or the average of several of one run) for release — stripped
+(``.pt``) or as ONNX graphs with their vocoder (``--format onnx``, run by ``tts synthesize --engine
+onnx``)."""
 
 from __future__ import annotations
 
@@ -7,31 +8,37 @@ import argparse
 
 from tts import checkpoint
 from tts.commands.options import add_vocoder, inference_settings
+from tts.errors import TTSError
 
 
 def register(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser("export", help="a checkpoint for release: stripped .pt (float16 weights) or ONNX graphs")
-    p.add_argument("checkpoint")
+    p.add_argument("inputs", nargs="+", metavar="CHECKPOINT|inference.KEY=VALUE",
+                   help="a checkpoint (several of one run, e.g. its last few: their weights are averaged), then "
+                        "the inference settings the release is stored with, e.g. inference.attention_window=[1,2]")
     p.add_argument("--out", required=True, help="the release file (.pt), or the folder of an ONNX export")
     p.add_argument("--format", choices=["pt", "onnx"], default="pt",
                    help="onnx: encoder, decoder step, postnet and the neural vocoder as ONNX graphs (float32)")
     p.add_argument("--fp32", action="store_true", help="pt: keep float32 weights")
     add_vocoder(p)
-    p.add_argument("settings", nargs="*", metavar="inference.KEY=VALUE",
-                   help="inference settings the release is stored with, e.g. inference.attention_window=[1,2]")
     p.set_defaults(func=run)
 
 
 def run(args: argparse.Namespace) -> None:
-    changes = inference_settings(args.settings)
+    checkpoints = [item for item in args.inputs if "=" not in item]
+    changes = inference_settings([item for item in args.inputs if "=" in item])
+    if not checkpoints:
+        raise TTSError("give the checkpoint to export (before its inference.KEY=VALUE settings)")
     if args.vocoder:
         changes["vocoder"] = args.vocoder
+    if args.format == "onnx" and len(checkpoints) > 1:
+        raise TTSError("--format onnx exports one checkpoint: average into a .pt first, then export that")
     if args.format == "pt":
-        out = checkpoint.export(args.checkpoint, args.out, half=not args.fp32, inference=changes)
+        out = checkpoint.export(checkpoints, args.out, half=not args.fp32, inference=changes)
         print(f"wrote {out} ({out.stat().st_size / 1e6:.1f} MB)")
         return
     from tts.onnx import export_checkpoint
 
-    out = export_checkpoint(args.checkpoint, args.out, changes)
+    out = export_checkpoint(checkpoints[0], args.out, changes)
     size = sum(f.stat().st_size for f in out.iterdir()) / 1e6
     print(f"wrote {out}/ ({size:.1f} MB): tts synthesize --engine onnx --checkpoint {out} --text ...")

