@@ -87,16 +87,42 @@ def head_grid(heads: np.ndarray, captions: list[list[str]], title: str) -> plt.F
     return fig
 
 
+def _line_styles(n: int) -> list[dict]:
+    """Distinguishable styles for ``n`` lines: 20 colours, then a second line style."""
+    colours = plt.get_cmap("tab20").colors if n > 10 else plt.get_cmap("tab10").colors
+    return [{"color": colours[i % len(colours)], "linestyle": "-" if i < len(colours) else "--",
+             "marker": "os^Dv"[i % 5]} for i in range(n)]
+
+
 def figure_of_lines(x: list[float], lines: dict[str, list[float]], xlabel: str, ylabel: str, title: str) -> plt.Figure:
-    """One line with markers per name over the same x values (e.g. CER against length per mechanism)."""
-    fig, ax = plt.subplots(figsize=(6.4, 4.2))
-    for name, values in lines.items():
-        ax.plot(x, values, "o-", label=name, lw=1.2, ms=4)
+    """One line with markers per name over the same x values (e.g. CER against length per mechanism);
+    with many names the legend goes beside the axes."""
+    many = len(lines) > 6
+    fig, ax = plt.subplots(figsize=(8.4 if many else 6.4, 4.2))
+    for (name, values), style in zip(lines.items(), _line_styles(len(lines))):
+        ax.plot(x, values, label=name, lw=1.2, ms=4, **style)
     ax.set_xlabel(xlabel)
     ax.set_ylabel(ylabel)
     ax.set_xticks(x)
     ax.set_title(title, fontsize=10)
-    ax.legend(fontsize=7, ncol=2)
+    if many:
+        ax.legend(fontsize=7, loc="upper left", bbox_to_anchor=(1.01, 1.0))
+    else:
+        ax.legend(fontsize=7, ncol=2)
+    fig.tight_layout()
+    return fig
+
+
+def scatter_figure(points: dict[str, tuple[float, float]], xlabel: str, ylabel: str, title: str) -> plt.Figure:
+    """One labelled point per name (e.g. test WER against milliseconds per decoder step)."""
+    fig, ax = plt.subplots(figsize=(6.4, 4.6))
+    for (name, (x, y)), style in zip(points.items(), _line_styles(len(points))):
+        ax.plot([x], [y], ms=6, color=style["color"], marker=style["marker"], linestyle="")
+        ax.annotate(name, (x, y), textcoords="offset points", xytext=(4, 3), fontsize=7)
+    ax.set_xlabel(xlabel)
+    ax.set_ylabel(ylabel)
+    ax.set_title(title, fontsize=10)
+    ax.grid(alpha=0.3)
     fig.tight_layout()
     return fig
 

@@ -10,7 +10,7 @@ from pathlib import Path
 import numpy as np
 
 from tts.commands.robustness import LONG_MULTIPLES
-from tts.plots import figure_of_lines, save_figure
+from tts.plots import figure_of_lines, save_figure, scatter_figure
 
 
 def read_results(out: Path) -> list[dict]:
@@ -58,15 +58,41 @@ def study_table(result: dict) -> str:
     return "\n".join(lines) + "\n"
 
 
+def _curve_lines(rows: list[dict], key: str) -> tuple[list[int], dict[str, list[float]]]:
+    """The curve points' ``key`` per variant over the update counts they share (variants with a
+    missing value are left out)."""
+    curves = {r["variant"]: r["curve"] for r in rows if r.get("curve")}
+    if not curves:
+        return [], {}
+    steps = [point["step"] for point in max(curves.values(), key=len)]
+    lines = {name: [point[key] for point in curve] for name, curve in curves.items()
+             if [point["step"] for point in curve] == steps and all(point.get(key) is not None for point in curve)}
+    return steps, lines
+
+
 def curves_figure(rows: list[dict], path: Path) -> None:
     """Free-running WER of the curve sentences against updates, one line per variant."""
-    curves = {r["variant"]: r["curve"] for r in rows if r.get("curve") and r["curve"][0].get("wer") is not None}
-    if not curves:
-        return
-    steps = [point["step"] for point in next(iter(curves.values()))]
-    lines = {name: [point["wer"] for point in curve] for name, curve in curves.items() if len(curve) == len(steps)}
-    save_figure(figure_of_lines(steps, lines, "updates", "WER (free-running, first test sentences)",
-                                "Learning to read"), path)
+    steps, lines = _curve_lines(rows, "wer")
+    if lines:
+        save_figure(figure_of_lines(steps, lines, "updates", "WER (free-running, first test sentences)",
+                                    "Learning to read"), path)
+
+
+def alignment_curves_figure(rows: list[dict], path: Path) -> None:
+    """Teacher-forced validation diagonal correlation against updates, one line per variant."""
+    steps, lines = _curve_lines(rows, "val_diagonal")
+    if lines:
+        save_figure(figure_of_lines(steps, lines, "updates", "attention diagonal correlation (validation)",
+                                    "Learning to align (aligned: 0.9 with focus 0.5)"), path)
+
+
+def cost_figure(rows: list[dict], path: Path) -> None:
+    """Test WER against milliseconds per decoder step, one point per variant."""
+    points = {r["variant"]: (r["decoder_step_ms"], r["test"]["wer"]) for r in rows
+              if r.get("decoder_step_ms") is not None and r["test"].get("wer") is not None}
+    if points:
+        save_figure(scatter_figure(points, "ms per decoder step (batch 1, fp32)", "test WER",
+                                   "What reading well costs"), path)
 
 
 def length_figure(rows: list[dict], path: Path) -> None:
@@ -79,12 +105,15 @@ def length_figure(rows: list[dict], path: Path) -> None:
 
 
 def write_report(out: Path, config: str, data: str, steps: int) -> dict:
-    """``study.json``, ``study.md``, ``curves.png`` and ``length.png`` under ``out`` from its result files."""
+    """``study.json``, ``study.md`` and the figures ``curves.png``, ``alignment.png``, ``cost.png``
+    and ``length.png`` under ``out`` from its result files."""
     rows = read_results(out)
     result = {"config": config, "data": data, "steps": steps, "rows": rows}
     out.mkdir(parents=True, exist_ok=True)
     (out / "study.json").write_text(json.dumps(result, indent=1))
     (out / "study.md").write_text(study_table(result))
     curves_figure(rows, out / "curves.png")
+    alignment_curves_figure(rows, out / "alignment.png")
+    cost_figure(rows, out / "cost.png")
     length_figure(rows, out / "length.png")
     return result
