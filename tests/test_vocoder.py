@@ -304,20 +304,38 @@ def test_evaluate_vocoder_scores_each_vocoder_against_the_recordings(trained_voc
     assert summary["griffin-lim"]["stoi"] > summary[names[1]]["stoi"]
 
 
-def test_distilling_a_teacher_trains_on_its_waveforms(tiny_corpus, tmp_path, monkeypatch):
-    """vocoder.teacher: the generator's targets are the teacher's waveforms of the same mel segments."""
+def test_distilling_a_teacher_trains_on_its_waveforms_made_once(tiny_corpus, tmp_path, monkeypatch):
+    """vocoder.teacher: the generator's targets are cut from the teacher's waveforms of the whole
+    utterances, which are made once and reused by the next run."""
     from tts.training import vocoder_trainer
+    from tts.vocoders.hifigan import HiFiGANGenerator
 
     d = tiny_vocoder_dict(max_steps=1, validate_every=1000)
     d["vocoder"]["teacher"] = "hifigan"
-    trainer = vocoder_trainer.VocoderTrainer(config_from_dict(d, VocoderExperimentConfig), tiny_corpus,
-                                             tmp_path / "student", progress=False)
+    config = config_from_dict(d, VocoderExperimentConfig)
+    trainer = vocoder_trainer.VocoderTrainer(config, tiny_corpus, tmp_path / "student", progress=False)
     seen, step = [], trainer._step
     monkeypatch.setattr(trainer, "_step", lambda mels, wavs: seen.append((mels, wavs)) or step(mels, wavs))
     trainer.fit()
     (mels, wavs), = seen
     assert wavs.shape == (2, 1, 8 * 256)
-    torch.testing.assert_close(wavs, trainer.teacher.generate(mels))
+    (folder,) = tiny_corpus.glob("features/*/teacher_audio/*")
+    assert json.loads((folder / "source.json").read_text())["teacher"] == "hifigan"
+    uid = trainer.train_set.utterance_id(0)
+    mel, target = trainer.train_set[0]
+    teacher = checkpoint.neural_vocoder("hifigan")
+    whole = teacher.generate(mel[None]).squeeze()
+    assert target.shape == whole.shape and np.load(folder / f"{uid}.npy").dtype == np.float16
+    torch.testing.assert_close(target, whole, atol=1e-3, rtol=0)  # float16 storage
+    segment_mel, segment_wav = trainer.train_set[(0, 0.5)]
+    start = int(0.5 * (mel.shape[1] - 8 + 1))
+    torch.testing.assert_close(segment_mel, mel[:, start:start + 8])
+    torch.testing.assert_close(segment_wav, target[start * 256:(start + 8) * 256])
+
+    def no_teacher(*_: object) -> None:
+        raise AssertionError("the teacher's waveforms were made again")
+    monkeypatch.setattr(HiFiGANGenerator, "generate", no_teacher)
+    vocoder_trainer.VocoderTrainer(config, tiny_corpus, tmp_path / "again", progress=False)
     bad = tiny_vocoder_dict(max_steps=1)
     bad["vocoder"]["teacher"] = str(tmp_path / "missing.pt")
     with pytest.raises(TTSError, match="does not exist"):

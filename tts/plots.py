@@ -5,6 +5,7 @@ checkpoints side by side; every head of a multi-head model. They take arrays and
 from __future__ import annotations
 
 import io
+from collections.abc import Sequence
 from pathlib import Path
 
 import matplotlib
@@ -89,12 +90,13 @@ def head_grid(heads: np.ndarray, captions: list[list[str]], title: str) -> plt.F
 
 def _line_styles(n: int) -> list[dict]:
     """Distinguishable styles for ``n`` lines: 20 colours, then a second line style."""
-    colours = plt.get_cmap("tab20").colors if n > 10 else plt.get_cmap("tab10").colors
+    palette = plt.get_cmap("tab20" if n > 10 else "tab10")
+    colours = [palette(i) for i in range(palette.N)]
     return [{"color": colours[i % len(colours)], "linestyle": "-" if i < len(colours) else "--",
              "marker": "os^Dv"[i % 5]} for i in range(n)]
 
 
-def figure_of_lines(x: list[float], lines: dict[str, list[float]], xlabel: str, ylabel: str, title: str) -> plt.Figure:
+def figure_of_lines(x: Sequence[float], lines: dict[str, list[float]], xlabel: str, ylabel: str, title: str) -> plt.Figure:
     """One line with markers per name over the same x values (e.g. CER against length per mechanism);
     with many names the legend goes beside the axes."""
     many = len(lines) > 6

@@ -31,13 +31,16 @@ class SegmentDataset(Dataset):
     possible starts; ``dataset[index]`` gives the whole utterance (``F = T_mel``, the audio padded
     or cut to ``T_mel · hop``). Mels come from the feature ``cache``, or from ``mel_dir`` (e.g. an
     acoustic model's teacher-forced mels, same names and shapes); audio from the corpus's wavs
-    after :func:`edge_silence`, as the cache made them.
+    after :func:`edge_silence`, as the cache made them, or from ``wav_dir`` (a teacher vocoder's
+    waveforms of these mels, ``<id>.npy`` of ``T_mel · hop`` samples: distillation).
     """
 
     def __init__(self, cache: str | Path, corpus_root: str | Path, split: str, audio: AudioConfig,
-                 segment_frames: int, mel_dir: str | Path | None = None, limit: int | None = None):
+                 segment_frames: int, mel_dir: str | Path | None = None, limit: int | None = None,
+                 wav_dir: str | Path | None = None):
         self.cache, self.root, self.audio = Path(cache), Path(corpus_root), audio
         self.mel_dir = Path(mel_dir) if mel_dir is not None else self.cache / "mels"
+        self.wav_dir = Path(wav_dir) if wav_dir is not None else None
         self.segment_frames = segment_frames
         manifest = {m["id"]: m for m in read_manifest(cache)}
         self.entries = [manifest[i] for i in read_split(corpus_root, split)[:limit] if i in manifest]
@@ -57,6 +60,12 @@ class SegmentDataset(Dataset):
         return np.load(path).astype(np.float32)
 
     def _wav(self, uid: str, n_frames: int) -> np.ndarray:
+        if self.wav_dir is not None:
+            wav = np.load(self.wav_dir / f"{uid}.npy").astype(np.float32)
+            if len(wav) != n_frames * self.audio.hop_length:
+                raise TTSError(f"{self.wav_dir / uid}.npy holds {len(wav)} samples, not the {n_frames} frames "
+                               f"x {self.audio.hop_length} of its mel: delete {self.wav_dir} to remake it")
+            return wav
         path = self.root / "wavs" / f"{uid}.wav"
         wav, sr = load_wav(path)
         wav = edge_silence(wav, self.audio)

@@ -9,6 +9,8 @@ against the updated discriminators. A non-finite discriminator loss or gradient 
 step; a non-finite generator loss or gradient skips the generator's update (the discriminators'
 update of that step stands). Validation vocodes whole validation utterances and reports the mel
 L1 between their mels and the recordings'; ``best.pt`` holds the generator with the lowest.
+With ``vocoder.teacher`` (distillation) the teacher's waveforms of the same mels, made once
+(:func:`~tts.training.teacher_audio.teacher_waveforms`), take the recordings' place everywhere.
 """
 
 from __future__ import annotations
@@ -30,6 +32,7 @@ from tts.data.features import find_mel_cache
 from tts.data.segments import SegmentDataset, segment_loader
 from tts.errors import TTSError
 from tts.training.run import TrainingRun, log
+from tts.training.teacher_audio import teacher_waveforms
 from tts.training.teacher_forcing import teacher_forced_mels
 from tts.vocoders import build_discriminators, build_vocoder
 from tts.vocoders.hifigan import HiFiGANGenerator, discriminator_loss, feature_matching_loss, generator_adversarial_loss
@@ -74,11 +77,17 @@ class VocoderTrainer(TrainingRun[VocoderExperimentConfig]):
         self.train_set = SegmentDataset(cache, self.data_root, "train", made_with, v.segment_frames, mel_dir)
         self.val_set = SegmentDataset(cache, self.data_root, "val", made_with, v.segment_frames, mel_dir,
                                       limit=v.n_val_utterances)
-
-        self.teacher = None
         if v.teacher:
-            self.teacher = checkpoint.neural_vocoder(v.teacher, self.device)
-            self.teacher.check_compatible(config.audio, "this vocoder config")
+            teacher = checkpoint.neural_vocoder(v.teacher, self.device)
+            teacher.check_compatible(config.audio, "this vocoder config")
+            ids = [self.train_set.utterance_id(i) for i in range(len(self.train_set))]
+            ids += [self.val_set.utterance_id(i) for i in range(len(self.val_set))]
+            wav_dir = teacher_waveforms(teacher, v.teacher, cache, self.train_set.mel_dir, ids,
+                                        progress and self.is_main)
+            self.train_set = SegmentDataset(cache, self.data_root, "train", made_with, v.segment_frames, mel_dir,
+                                            wav_dir=wav_dir)
+            self.val_set = SegmentDataset(cache, self.data_root, "val", made_with, v.segment_frames, mel_dir,
+                                          limit=v.n_val_utterances, wav_dir=wav_dir)
         torch.manual_seed(config.train.seed)
         generator = build_vocoder(v, config.audio).to(self.device)
         assert isinstance(generator, HiFiGANGenerator)  # the one trainable kind
@@ -168,8 +177,7 @@ class VocoderTrainer(TrainingRun[VocoderExperimentConfig]):
             self.d_ddp.train()
             for mels, wavs in loader:
                 self.state.batch_in_epoch += 1
-                mels = mels.to(self.device)
-                terms = self._step(mels, self._targets(mels) if self.teacher is not None else wavs.to(self.device))
+                terms = self._step(mels.to(self.device), wavs.to(self.device))
                 window_audio += seconds_per_batch * self.world_size
                 if terms is None:
                     self._stop_if_signalled()
@@ -191,12 +199,6 @@ class VocoderTrainer(TrainingRun[VocoderExperimentConfig]):
                 self.state.epoch += 1
                 self.state.batch_in_epoch = 0
         bar.close()
-
-    @torch.no_grad()
-    def _targets(self, mels: torch.Tensor) -> torch.Tensor:
-        """The teacher's waveforms ``(B, 1, F · hop)`` of mel segments ``(B, n_mels, F)`` (distillation)."""
-        assert isinstance(self.teacher, HiFiGANGenerator), "a teacher is a neural generator"
-        return self.teacher.generate(mels.float())
 
     def _step(self, mels: torch.Tensor, wavs: torch.Tensor) -> dict[str, torch.Tensor] | None:
         """One GAN step on mels ``(B, n_mels, F)`` and audio ``(B, 1, F · hop)``; returns the loss
