@@ -22,6 +22,30 @@ def test_attention_benchmark_reports_each_mechanism(capsys):
         first["final_focus_rate"], first["final_diagonal_correlation"])  # the same seed, the same measures
 
 
+def test_attention_cost_benchmark_times_every_mechanism_as_the_study_builds_it(capsys, tmp_path):
+    config = tmp_path / "tiny.yaml"
+    config.write_text("model:\n  tacotron2: {embedding_dim: 32, encoder_conv_channels: 32, encoder_lstm_dim: 32, "
+                      "prenet_dims: [32, 32], attention_rnn_dim: 64, decoder_rnn_dim: 64, reduction_factor: 2, "
+                      "postnet: {layers: 2, channels: 32}, attention: {kind: content, attention_dim: 16}}\n"
+                      "train: {amp: bf16}\n")
+    cli.main(["bench", "attention-cost", "--config", str(config), "--kinds", "gmm", "location_sensitive",
+              "--rounds", "2", "--threads", "1"])
+    result = json.loads(capsys.readouterr().out)
+    assert result["training_precision"] == "bf16" and result["rounds"] == 2
+    assert result["train_batch"] == {"items": 8, "mel_frames": 4000, "reduction_factor": 2}
+    rows = result["results"]
+    assert list(rows) == ["gmm", "location_sensitive"]
+    for key in ("update_relative", "decoder_step_relative"):  # relative to the cheapest, which is 1
+        assert min(row[key] for row in rows.values()) == 1.0 and all(row[key] >= 1.0 for row in rows.values())
+    for row in rows.values():
+        assert 0 < row["seconds_per_update"] < 60 and 0 < row["ms_per_decoder_step"] < 1000
+    transformer = tmp_path / "transformer.yaml"
+    transformer.write_text("model:\n  name: transformer_tts\n")
+    assert cli.main(["bench", "attention-cost", "--config", str(transformer), "--rounds", "1", "--threads", "1"]) == 2
+    error = capsys.readouterr().err.strip().splitlines()
+    assert len(error) == 1 and "transformer_tts model" in error[0] and "Tacotron2 config" in error[0]
+
+
 def test_griffin_lim_benchmark_finds_the_iterations_that_match_librosa(capsys):
     cli.main(["bench", "griffin-lim", "--seconds", "1", "--iters", "64", "--threads", "1"])
     result = json.loads(capsys.readouterr().out)

@@ -17,21 +17,18 @@ from __future__ import annotations
 import argparse
 import hashlib
 import json
-import time
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-import numpy as np
-import torch
-
 from tts import checkpoint
+from tts.commands.bench.timing import decoder_step_ms
 from tts.commands.evaluate import evaluate
 from tts.commands.options import add_device, device, positive_int
 from tts.commands.report import read_metrics
 from tts.commands.robustness import run_suite
 from tts.commands.study_report import write_report
-from tts.config import InferenceConfig, load_config
+from tts.config import load_config
 from tts.data import compute_features, require_corpus
 from tts.errors import TTSError
 from tts.fileio import writable_folder
@@ -137,20 +134,6 @@ def curve_point(loaded: checkpoint.LoadedModel, data_root: Path, out: Path, limi
             "attention_failures": summary["attention_failures"]}
 
 
-@torch.no_grad()
-def decoder_step_ms(loaded: checkpoint.LoadedModel, steps: int = 200, runs: int = 3) -> float:
-    """Milliseconds per decoder step at batch 1 (a 60-token input forced to ``steps`` steps, fp32)."""
-    ids = torch.randint(3, loaded.model.n_symbols, (1, 60), generator=torch.Generator().manual_seed(0))
-    forced = InferenceConfig(stop_threshold=1.0, max_decoder_steps=steps, max_frames_per_token=1e4)
-    loaded.model.inference(ids, settings=forced)  # warm-up
-    times = []
-    for _ in range(runs):
-        start = time.perf_counter()
-        loaded.model.inference(ids, settings=forced)
-        times.append(time.perf_counter() - start)
-    return round(1000 * float(np.median(times)) / steps, 3)
-
-
 def utterance_errors(eval_dir: Path) -> dict[str, list[int]]:
     """Per test utterance (in order): word errors and reference words, for paired comparisons."""
     rows = json.loads((eval_dir / "utterances.json").read_text())
@@ -190,7 +173,7 @@ def run_variant(config_path: Path, data_root: Path, out: Path, variant: Variant,
     row: dict[str, Any] = {"variant": variant.name, "overrides": variant.overrides, "steps": plan.steps,
                            "aligned_at": alignment_point(metrics), "training_minutes": round(train_seconds / 60, 1),
                            "seconds_per_update": round(train_seconds / plan.steps, 3),
-                           "decoder_step_ms": decoder_step_ms(loaded),
+                           "decoder_step_ms": decoder_step_ms(loaded.model),
                            "val_loss": validation[-1]["loss"], "val_diagonal": validation[-1]["attention_diagonal"],
                            "val_first_token_skips": validation[-1].get("first_token_skips"), "curve": curve,
                            "test": json.loads((exp / "eval" / "summary.json").read_text()),

@@ -6,9 +6,20 @@ from __future__ import annotations
 import argparse
 import json
 
-from tts.commands.bench import attention, frontend, griffin_lim, long_text, model, onnx, serve, streaming, vocoder
+from tts.commands.bench import (
+    attention,
+    attention_cost,
+    frontend,
+    griffin_lim,
+    long_text,
+    model,
+    onnx,
+    serve,
+    streaming,
+    vocoder,
+)
 
-BENCHMARKS = (griffin_lim, vocoder, model, attention, frontend, long_text, streaming, onnx, serve)
+BENCHMARKS = (griffin_lim, vocoder, model, attention, attention_cost, frontend, long_text, streaming, onnx, serve)
 
 
 def register(sub: argparse._SubParsersAction) -> None:

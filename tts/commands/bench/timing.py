@@ -16,8 +16,9 @@ import torch
 
 from tts.audio import load_wav
 from tts.commands.options import add_device, add_threads, positive_float, positive_int
-from tts.config import AudioConfig
+from tts.config import AudioConfig, InferenceConfig
 from tts.errors import TTSError
+from tts.models import AutoregressiveTTS
 
 T = TypeVar("T")
 
@@ -82,3 +83,13 @@ def reset_peak_memory(device: str) -> None:
     """Start a new peak for :func:`peak_memory_mib` (on CUDA; the CPU's cannot be reset)."""
     if torch.device(device).type == "cuda":
         torch.cuda.reset_peak_memory_stats(device)
+
+
+@torch.no_grad()
+def decoder_step_ms(model: AutoregressiveTTS, steps: int = 200, runs: int = 3) -> float:
+    """Milliseconds per decoder step at batch 1: the median of ``runs`` decodings of a random
+    60-token input forced to ``steps`` steps (encoder and postnet included), fp32, after a warm-up."""
+    ids = torch.randint(3, model.n_symbols, (1, 60), generator=torch.Generator().manual_seed(0))
+    forced = InferenceConfig(stop_threshold=1.0, max_decoder_steps=steps, max_frames_per_token=1e4)
+    times, _ = timed_runs(lambda: model.inference(ids, settings=forced), runs, "cpu")
+    return round(1000 * float(np.median(times)) / steps, 3)
