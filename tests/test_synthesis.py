@@ -391,11 +391,14 @@ def test_the_study_report_compares_each_variant_with_the_best_paired_over_senten
     (tmp_path / "results").mkdir()
     for r in (worse, good):
         (tmp_path / "results" / f"{r['variant']}.json").write_text(json.dumps(r))
+    (tmp_path / "cost.json").write_text(json.dumps({"results": {  # tts bench attention-cost, for one of them
+        "good": {"seconds_per_update": 2.0, "update_relative": 1.25, "ms_per_decoder_step": 3.5}}}))
     result = write_report(tmp_path, "c.yaml", "d", 1000)
     table = (tmp_path / "study.md").read_text().splitlines()
     assert table[0].endswith("1000 updates per variant (2 finished).")
     assert table[4].startswith("| good | 500 (9.5) | 0.1 | – |")  # best first
-    assert table[5].startswith("| worse | 500 (9.5) | 0.2 | +0.100 ± 0.058 |")
+    assert table[4].endswith("| 0.6 | 1.25 | 3.5 |")  # its run's clock, then the benchmark's side-by-side cost
+    assert table[5].startswith("| worse | 500 (9.5) | 0.2 | +0.100 ± 0.058 |") and table[5].endswith("| 0.6 | – | – |")
     assert len(result["rows"]) == 2
     for figure in ("curves", "alignment", "cost"):
         assert (tmp_path / f"{figure}.png").stat().st_size > 10_000, figure

@@ -41,8 +41,8 @@ def study_table(result: dict) -> str:
     lines = [f"Study of `{result['config']}` on `{result['data']}`, {result['steps']} updates per variant "
              f"({len(rows)} finished).", "",
              "| variant | aligned at update (min) | test WER | vs best (± SE) | CER | utterances with skips / repeats / "
-             "early stops / step-limit hits | first-token skips | long CER 1x / 2x / 3x | s per update | "
-             "ms per decoder step |", "|" + "---|" * 10]
+             "early stops / step-limit hits | first-token skips | long CER 1x / 2x / 3x | s per update (its run) | "
+             "update cost (bench, x cheapest) | ms per decoder step (bench) |", "|" + "---|" * 11]
     for row in rows:
         test, fails = row["test"], row["test"]["attention_failures"]
         aligned = row["aligned_at"]
@@ -54,7 +54,7 @@ def study_table(result: dict) -> str:
         lines.append(f"| {row['variant']} | {aligned_text} | {test.get('wer', '–')} | {versus} | {test.get('cer', '–')} | "
                      f"{fails['skips']} / {fails['repeats']} / {fails['early_stops']} / {fails['step_limit_hits']} | "
                      f"{fails['first_token_skips']} | {long_text} | {row.get('seconds_per_update', '–')} | "
-                     f"{row.get('decoder_step_ms', '–')} |")
+                     f"{row.get('bench_update_relative', '–')} | {row.get('bench_decoder_step_ms', '–')} |")
     return "\n".join(lines) + "\n"
 
 
@@ -86,9 +86,20 @@ def alignment_curves_figure(rows: list[dict], path: Path) -> None:
                                     "Learning to align (aligned: 0.9 with focus 0.5)"), path)
 
 
+def with_bench_cost(rows: list[dict], out: Path) -> list[dict]:
+    """The rows with ``bench_update_relative`` and ``bench_decoder_step_ms`` from ``out/cost.json``
+    (the JSON of ``tts bench attention-cost``: every mechanism timed side by side, which a study
+    run's own clock, shared with whatever else ran, is not), when that file names the variant."""
+    path = out / "cost.json"
+    cost = json.loads(path.read_text())["results"] if path.is_file() else {}
+    return [{**row, "bench_update_relative": cost[row["variant"]]["update_relative"],
+             "bench_decoder_step_ms": cost[row["variant"]]["ms_per_decoder_step"]} if row["variant"] in cost else row
+            for row in rows]
+
+
 def cost_figure(rows: list[dict], path: Path) -> None:
-    """Test WER against milliseconds per decoder step, one point per variant."""
-    points = {r["variant"]: (r["decoder_step_ms"], r["test"]["wer"]) for r in rows
+    """Test WER against milliseconds per decoder step (the benchmark's where there is one), one point per variant."""
+    points = {r["variant"]: (r.get("bench_decoder_step_ms", r["decoder_step_ms"]), r["test"]["wer"]) for r in rows
               if r.get("decoder_step_ms") is not None and r["test"].get("wer") is not None}
     if points:
         save_figure(scatter_figure(points, "ms per decoder step (batch 1, fp32)", "test WER",
@@ -106,8 +117,8 @@ def length_figure(rows: list[dict], path: Path) -> None:
 
 def write_report(out: Path, config: str, data: str, steps: int) -> dict:
     """``study.json``, ``study.md`` and the figures ``curves.png``, ``alignment.png``, ``cost.png``
-    and ``length.png`` under ``out`` from its result files."""
-    rows = read_results(out)
+    and ``length.png`` under ``out`` from its result files (and ``cost.json``, :func:`with_bench_cost`)."""
+    rows = with_bench_cost(read_results(out), out)
     result = {"config": config, "data": data, "steps": steps, "rows": rows}
     out.mkdir(parents=True, exist_ok=True)
     (out / "study.json").write_text(json.dumps(result, indent=1))
