@@ -123,16 +123,23 @@ def test_local_attention_stays_in_its_window(toy):
             previous = weights.argmax(dim=1)
 
 
-def test_local_p_predicts_its_centre_from_the_query(toy):
+def test_local_p_advances_its_centre_from_the_first_token(toy):
+    """local-p's centre starts on token 0 and moves on by D·σ(·) a step (never back), half a token a
+    step before training, and stops on the last token; its weights sit around it."""
     memory, mask, lengths = toy
-    attn = build_attention(attention_config("luong_local_p", attention_dim=16, window=1), DQ, DM).eval()
+    attn = build_attention(attention_config("luong_local_p", attention_dim=16, window=2), DQ, DM).eval()
     state = attn.init_state(memory, mask)
+    centres = []
     with torch.no_grad():
-        attn.position[2].weight.fill_(0.0)  # sigmoid(0) = ½: the centre is the middle of each text
-        _, weights, _ = attn(torch.randn(B, DQ), state)
-    for w, n in zip(weights, lengths.tolist()):
-        middle = (n - 1) / 2
-        assert abs(float((w * torch.arange(T)).sum()) - middle) <= 1.0
+        attn.position[2].weight.fill_(0.0)  # the advance is then the initial one, whatever the query
+        for _ in range(3 * T):
+            _, weights, state = attn(torch.randn(B, DQ), state)
+            centres.append(state.extras["centre"][:, 0])
+            positions = (weights * torch.arange(T)).sum(dim=1)
+            assert bool(((positions - centres[-1]).abs() <= 2).all())  # within the window's half-width
+    last = (lengths - 1).float()
+    for step, centre in enumerate(centres, 1):
+        torch.testing.assert_close(centre, torch.minimum(torch.full_like(last, 0.5 * step), last))
 
 
 def test_hard_attention_is_one_hot_with_a_straight_through_gradient(toy):
