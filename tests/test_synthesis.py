@@ -370,6 +370,18 @@ def test_study_trains_and_compares_variants_and_resumes(tiny_corpus, tmp_path):
         run_study(config, tiny_corpus, tmp_path / "other", variants, StudyPlan(6, 3), progress=False)
     (tiny_corpus / "metadata.csv").write_text((tiny_corpus / "metadata.csv").read_text())  # same text: same corpus
     run_study(config, tiny_corpus, tmp_path / "study", variants, plan, progress=False)
+    # a committed result file copied into a new study folder (a new machine) skips its variant...
+    fresh = tmp_path / "fresh" / "results"
+    fresh.mkdir(parents=True)
+    row = json.loads((tmp_path / "study" / "results" / "forward.json").read_text())
+    assert row["study"] == {"config": row["study"]["config"], "corpus": row["study"]["corpus"], "steps": 4}
+    (fresh / "forward.json").write_text(json.dumps(row))
+    again = run_study(config, tiny_corpus, fresh.parent, variants[1:], plan, progress=False)
+    assert again["rows"] == [row] and not (fresh.parent / "forward").exists()  # read, not trained
+    # ...but only in the same study: one made on another corpus is refused, naming the file
+    (fresh / "forward.json").write_text(json.dumps({**row, "study": {**row["study"], "corpus": "0123456789ab"}}))
+    with pytest.raises(TTSError, match="forward.json was made by a study with another corpus"):
+        run_study(config, tiny_corpus, fresh.parent, variants[1:], plan, progress=False)
     with pytest.raises(TTSError, match="NAME or NAME:key=value"):
         Variant.parse("bad name:x=1")
 

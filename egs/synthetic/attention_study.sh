@@ -1,23 +1,28 @@
 #!/usr/bin/env bash
-# The attention study (docs/attention_study.md): every mechanism for 3,000 updates in bf16, and the
-# fp32 arm of the bf16 parity check. Every run resumes where it stopped: run this again to continue.
-# Needs the corpus and its features (bash egs/synthetic/run.sh --stop-stage 2) and the machine to itself.
-#   nohup setsid bash egs/synthetic/attention_study.sh > exp/attention_study.log 2>&1 &
+# The attention study (docs/attention_study.md): every mechanism for 3,000 updates in bf16. Every
+# run resumes where it stopped, and the variants whose result files are committed
+# (docs/attention_study/results/) are not trained again: run this again to continue, on this
+# machine or a new one. Needs the corpus and its features (bash egs/synthetic/run.sh --stop-stage 2)
+# and the machine to itself.
+#   nohup setsid bash egs/synthetic/attention_study.sh [--with-parity] > exp/attention_study.log 2>&1 &
 #
-# The parity check's bf16 arm is the study's location_sensitive variant itself (the same config,
-# seed and batches; its validations at updates 500 and 1,000), so only the fp32 arm runs apart, in
-# exp/bf16_parity, for 1,000 updates.
+# --with-parity first runs the fp32 arm of the bf16 parity check (1,000 updates in exp/bf16_parity;
+# its bf16 arm is the study's location_sensitive variant itself: the same config, seed and batches).
 #
-# Two lanes of one thread each: on 2 cores, two 1-thread runs side by side make 1.5x the updates per
-# second of one 2-thread run, and a third process (an evaluation, a CI run) slows them in proportion
-# instead of stalling a 2-thread run's synchronizing threads (about 7x). Each lane logs to
-# exp/logs/; the report is written when both lanes are done. The likely best mechanisms go first,
-# so their second seeds can start early; luong_local_p goes last.
+# Two lanes of one thread each: on 2 cores, two 1-thread runs side by side make about 1.3x the
+# updates per second of one 2-thread run, and a third process (an evaluation, a CI run) slows them
+# in proportion instead of stalling a 2-thread run's synchronizing threads (several times over).
+# Each lane logs to exp/logs/; the report is written when both lanes are done. The likely best
+# mechanisms go first, so their second seeds can start early.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 TTS=${TTS:-.venv/bin/tts}
 DATA=${DATA:-data/synthetic}
-mkdir -p exp/logs
+parity=0
+[ "${1:-}" = "--with-parity" ] && parity=1
+mkdir -p exp/logs exp/attention_study/results
+cp -n docs/attention_study/results/*.json exp/attention_study/results/ 2>/dev/null || true
+[ -f docs/attention_study/cost.json ] && cp -n docs/attention_study/cost.json exp/attention_study/
 export OMP_NUM_THREADS=1
 
 STUDY=("$TTS" study --config configs/attention_study.yaml --data "$DATA" --out exp/attention_study --steps 3000
@@ -27,8 +32,10 @@ lane_a() {
   "${STUDY[@]}" --kinds location_sensitive dynamic_convolution gmm content luong_general luong_dot luong_local_m
 }
 lane_b() {
-  "$TTS" study --config configs/attention_study.yaml --data "$DATA" --out exp/bf16_parity --steps 1000 \
-    --no-suite --no-mos --variant fp32:train.amp=off
+  if [ "$parity" = 1 ]; then
+    "$TTS" study --config configs/attention_study.yaml --data "$DATA" --out exp/bf16_parity --steps 1000 \
+      --no-suite --no-mos --variant fp32:train.amp=off
+  fi
   "${STUDY[@]}" --kinds forward stepwise_monotonic hybrid location luong_concat hard luong_local_p
 }
 

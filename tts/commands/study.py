@@ -144,14 +144,33 @@ def utterance_errors(eval_dir: Path) -> dict[str, list[int]]:
             "words": [len(normalize_for_scoring(r["text"]).split()) for r in rows]}
 
 
+def finished_row(result_file: Path, variant: Variant, identity: dict) -> dict | None:
+    """The row of a finished variant (None if it has not finished), refused when it was made with
+    another config, corpus, step count or definition: a result file copied in from elsewhere (the
+    committed ``docs/attention_study/results/``) counts only for the same study."""
+    if not result_file.is_file():
+        return None
+    row = dict(json.loads(result_file.read_text()))
+    made = row.get("study", {})
+    differing = [k for k in ("config", "corpus", "steps") if k in made and made[k] != identity[k]]
+    if row.get("overrides", variant.overrides) != variant.overrides:
+        differing.append("variant definition")
+    if differing:
+        raise TTSError(f"{result_file} was made by a study with another {', '.join(differing)}: move it away to "
+                       f"train variant {variant.name} again, or continue with the study that made it")
+    return row
+
+
 def run_variant(config_path: Path, data_root: Path, out: Path, variant: Variant, plan: StudyPlan,
-                device: str | None, progress: bool) -> dict:
+                device: str | None, progress: bool, identity: dict) -> dict:
     """Train one variant to ``plan.steps``, stopping every ``plan.curve_every`` updates for a curve
     point; then the full test split (and the suite). Returns its row, also written to
-    ``out/results/<variant>.json`` (small: commit it)."""
+    ``out/results/<variant>.json`` (small: commit it) with what made it (``identity``'s config,
+    corpus and steps), so a copy of it skips the variant only in the same study."""
     result_file = out / "results" / f"{variant.name}.json"
-    if result_file.is_file():
-        return dict(json.loads(result_file.read_text()))
+    finished = finished_row(result_file, variant, identity)
+    if finished is not None:
+        return finished
     compute_features(data_root, load_config(config_path, variant.overrides), progress=progress)
     exp = out / variant.name
     curve_file = exp / "curve.json"
@@ -171,6 +190,7 @@ def run_variant(config_path: Path, data_root: Path, out: Path, variant: Variant,
     validation = [r for r in metrics if r.get("split") == "val"]
     train_seconds = validation[-1].get("train_seconds", 0)
     row: dict[str, Any] = {"variant": variant.name, "overrides": variant.overrides, "steps": plan.steps,
+                           "study": {k: identity[k] for k in ("config", "corpus", "steps")},
                            "aligned_at": alignment_point(metrics), "training_minutes": round(train_seconds / 60, 1),
                            "seconds_per_update": round(train_seconds / plan.steps, 3),
                            "decoder_step_ms": decoder_step_ms(loaded.model),
@@ -213,9 +233,10 @@ def run_study(config_path: str | Path, data_root: str | Path, out: str | Path, v
         if plan.curve_every % configs[variant.name].train.checkpoint_every:
             raise TTSError(f"--curve-every {plan.curve_every} is not a multiple of train.checkpoint_every "
                            f"({configs[variant.name].train.checkpoint_every}) of variant {variant.name}")
-    _claim(out, _identity(config_path, data_root, plan, variants))
+    identity = _identity(config_path, data_root, plan, variants)
+    _claim(out, identity)
     for variant in variants:
-        run_variant(config_path, data_root, out, variant, plan, device, progress)
+        run_variant(config_path, data_root, out, variant, plan, device, progress, identity)
     return write_report(out, str(config_path), str(data_root), plan.steps)
 
 
