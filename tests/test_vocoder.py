@@ -181,6 +181,29 @@ def test_train_vocoder_resumes_exactly(tiny_corpus, tmp_path):
         assert torch.equal(tensor, split.training["discriminators"][key])
 
 
+def test_the_generator_warms_up_alone_before_the_discriminators_join(tiny_corpus, tmp_path):
+    """vocoder.adversarial_start=2: updates 1-2 train the generator on mel + waveform L1 only (the
+    discriminators are not run and keep their weights), update 3 is a full GAN step; the logged
+    generator loss is exactly mel_weight · mel L1 + waveform_weight · waveform L1 before it."""
+    from tts.training.vocoder_trainer import VocoderTrainer
+
+    d = tiny_vocoder_dict(max_steps=3, checkpoint_every=1, validate_every=1000)
+    d["vocoder"].update(adversarial_start=2, waveform_weight=3.0)
+    VocoderTrainer(config_from_dict(d, VocoderExperimentConfig), tiny_corpus, tmp_path / "warm", progress=False).fit()
+    records = [json.loads(x) for x in (tmp_path / "warm" / "metrics.jsonl").read_text().splitlines()]
+    train = [r for r in records if r.get("split") != "val"]
+    assert [r["step"] for r in train] == [1, 2, 3]
+    for r in train[:2]:
+        assert "discriminator" not in r and "adversarial" not in r
+        assert r["generator"] == pytest.approx(45.0 * r["mel_l1"] + 3.0 * r["waveform_l1"], rel=1e-5)
+    assert {"discriminator", "adversarial", "feature_matching", "waveform_l1"} <= set(train[2])
+    states = [checkpoint.read(tmp_path / "warm" / f"checkpoint_{s:08d}.pt").training["discriminators"] for s in (1, 2, 3)]
+    assert all(torch.equal(states[0][k], states[1][k]) for k in states[0])  # not trained during the warm-up
+    assert not all(torch.equal(states[1][k], states[2][k]) for k in states[1])  # trained from update 3 on
+    generators = [checkpoint.read(tmp_path / "warm" / f"checkpoint_{s:08d}.pt").weights for s in (1, 2)]
+    assert not all(torch.equal(generators[0][k], generators[1][k]) for k in generators[0])
+
+
 def test_a_non_finite_loss_skips_the_update_and_training_goes_on(tiny_corpus, tmp_path, monkeypatch):
     """A NaN generator loss on the first step: that step's generator update is skipped (counted,
     weights untouched and finite), the next steps train; three in a row stop the run."""

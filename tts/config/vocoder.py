@@ -35,7 +35,11 @@ class VocoderConfig:
     teacher-forced mels of ``acoustic_checkpoint`` (fine-tuning on what the acoustic model
     really produces, Shen et al. 2018). ``teacher``: a vocoder to distil (``hifigan`` or another
     pretrained name, or a vocoder checkpoint): the generator then learns the teacher's waveforms
-    of the same mels instead of the recordings."""
+    of the same mels instead of the recordings. ``waveform_weight``: an L1 term between generated
+    and target waveforms (a teacher's waveform is a deterministic function of the mel, so it can be
+    matched sample by sample; 0 with recordings). ``adversarial_start``: updates of the generator
+    alone on the reconstruction terms before the discriminators join (a warm-up that skips their
+    cost)."""
 
     kind: Literal["hifigan"] = "hifigan"
     hifigan: HiFiGANConfig = field(default_factory=HiFiGANConfig)
@@ -48,6 +52,8 @@ class VocoderConfig:
     lr_decay_every: int = bounded(1000, 1)
     mel_weight: float = bounded(45.0, 0.0)
     feature_weight: float = bounded(2.0, 0.0)
+    waveform_weight: float = bounded(0.0, 0.0)
+    adversarial_start: int = bounded(0, 0)
     n_val_utterances: int = bounded(16, 1)
     mels: Literal["ground_truth", "teacher_forced"] = "ground_truth"
     acoustic_checkpoint: str = ""

@@ -4,8 +4,10 @@ lock, deferred signals, TensorBoard with audio.
 
 Each step follows Kong et al. 2020: the generator turns a batch of mel segments into audio; the
 discriminators take a least-squares GAN step on real vs generated audio; then the generator takes
-a step on adversarial + ``feature_weight`` · feature-matching + ``mel_weight`` · mel L1 loss
-against the updated discriminators. A non-finite discriminator loss or gradient skips the whole
+a step on adversarial + ``feature_weight`` · feature-matching + ``mel_weight`` · mel L1 (+
+``waveform_weight`` · waveform L1) loss against the updated discriminators. Before
+``vocoder.adversarial_start`` the generator learns from the reconstruction terms alone, and the
+discriminators (most of a step's cost) do not run. A non-finite discriminator loss or gradient skips the whole
 step; a non-finite generator loss or gradient skips the generator's update (the discriminators'
 update of that step stands). Validation vocodes whole validation utterances and reports the mel
 L1 between their mels and the recordings'; ``best.pt`` holds the generator with the lowest.
@@ -188,7 +190,8 @@ class VocoderTrainer(TrainingRun[VocoderExperimentConfig]):
                     self._record_train({**{k: round(float(t), 6) for k, t in terms.items()},
                                         "lr": float(self.scheduler_g.get_last_lr()[0]),
                                         "audio_seconds_per_s": round(speed, 2), "nan_steps": self.state.nan_total})
-                    bar.set_postfix({k: f"{float(terms[k]):.3f}" for k in ("mel_l1", "generator", "discriminator")})
+                    bar.set_postfix({k: f"{float(terms[k]):.3f}" for k in ("mel_l1", "generator", "discriminator")
+                                     if k in terms})
                     window_audio, window_start = 0.0, time.perf_counter()
                 self._after_step()
                 self.g_ddp.train()
@@ -200,10 +203,39 @@ class VocoderTrainer(TrainingRun[VocoderExperimentConfig]):
                 self.state.batch_in_epoch = 0
         bar.close()
 
-    def _step(self, mels: torch.Tensor, wavs: torch.Tensor) -> dict[str, torch.Tensor] | None:
-        """One GAN step on mels ``(B, n_mels, F)`` and audio ``(B, 1, F · hop)``; returns the loss
-        terms, or None when the step was skipped as non-finite."""
+    def _reconstruction(self, fake: torch.Tensor, wavs: torch.Tensor) -> dict[str, torch.Tensor]:
+        """The generator's non-adversarial terms: mel L1, and waveform L1 when ``waveform_weight`` is set."""
+        terms = {"mel_l1": F.l1_loss(self.mel.differentiable(fake.squeeze(1).float()),
+                                     self.mel.differentiable(wavs.squeeze(1)))}
+        if self.config.vocoder.waveform_weight:
+            terms["waveform_l1"] = F.l1_loss(fake.float(), wavs.float())
+        return terms
+
+    def _reconstruction_step(self, mels: torch.Tensor, wavs: torch.Tensor) -> dict[str, torch.Tensor] | None:
+        """Before ``vocoder.adversarial_start``: a generator step on the reconstruction terms alone
+        (the discriminators neither run nor learn)."""
         v = self.config.vocoder
+        with self._autocast():
+            fake = self.g_ddp(mels)
+        terms = self._reconstruction(fake, wavs)
+        g_loss = v.mel_weight * terms["mel_l1"] + v.waveform_weight * terms.get("waveform_l1", 0.0)
+        terms = {k: t.detach() for k, t in terms.items()} | {"generator": g_loss.detach()}
+        g_norm = self._update_module(g_loss, self.generator, self.scaler_g, self.optimizer_g)
+        if g_norm is None:
+            self._skip_step(terms)
+            return None
+        self.scheduler_g.step()  # the discriminators' schedule starts when they do
+        self.state.step += 1
+        self.state.nan_streak = 0
+        return terms | {"grad_norm_generator": g_norm.detach()}
+
+    def _step(self, mels: torch.Tensor, wavs: torch.Tensor) -> dict[str, torch.Tensor] | None:
+        """One GAN step on mels ``(B, n_mels, F)`` and audio ``(B, 1, F · hop)`` (a reconstruction
+        step before ``vocoder.adversarial_start``); returns the loss terms, or None when the step
+        was skipped as non-finite."""
+        v = self.config.vocoder
+        if self.state.step < v.adversarial_start:
+            return self._reconstruction_step(mels, wavs)
         with self._autocast():
             fake = self.g_ddp(mels)
             d_loss = discriminator_loss(self.d_ddp(wavs), self.d_ddp(fake.detach()))
@@ -222,10 +254,12 @@ class VocoderTrainer(TrainingRun[VocoderExperimentConfig]):
                 features = feature_matching_loss(real_outputs, fake_outputs)
         finally:
             self.discriminators.requires_grad_(True)
-        mel_l1 = F.l1_loss(self.mel.differentiable(fake.squeeze(1).float()), self.mel.differentiable(wavs.squeeze(1)))
-        g_loss = adversarial.float() + v.feature_weight * features.float() + v.mel_weight * mel_l1
+        reconstruction = self._reconstruction(fake, wavs)
+        g_loss = adversarial.float() + v.feature_weight * features.float() + v.mel_weight * reconstruction["mel_l1"] \
+            + v.waveform_weight * reconstruction.get("waveform_l1", 0.0)
         terms = {"discriminator": d_loss.detach().float(), "adversarial": adversarial.detach().float(),
-                 "feature_matching": features.detach().float(), "mel_l1": mel_l1.detach(), "generator": g_loss.detach()}
+                 "feature_matching": features.detach().float(), "generator": g_loss.detach(),
+                 **{k: t.detach() for k, t in reconstruction.items()}}
         g_norm = self._update_module(g_loss, self.generator, self.scaler_g, self.optimizer_g)
         if g_norm is None:
             self._skip_step(terms)
