@@ -52,9 +52,9 @@ class VocoderConfig:
     lr_decay_every: int = bounded(1000, 1)
     mel_weight: float = bounded(45.0, 0.0)
     feature_weight: float = bounded(2.0, 0.0)
-    waveform_weight: float = bounded(0.0, 0.0)
-    adversarial_start: int = bounded(0, 0)
     n_val_utterances: int = bounded(16, 1)
     mels: Literal["ground_truth", "teacher_forced"] = "ground_truth"
     acoustic_checkpoint: str = ""
     teacher: str = ""
+    waveform_weight: float = bounded(0.0, 0.0)
+    adversarial_start: int = bounded(0, 0)
