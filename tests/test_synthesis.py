@@ -394,8 +394,8 @@ def test_the_study_report_compares_each_variant_with_the_best_paired_over_senten
                 "decoder_step_ms": 1.2, "test": {"wer": wer, "cer": wer / 2, "attention_failures": {
                     "skips": 0, "repeats": 1, "early_stops": 0, "step_limit_hits": 0, "first_token_skips": 0}},
                 "test_utterances": {"ids": ["a", "b", "c"], "word_errors": errors, "words": [10, 10, 10]},
-                "curve": [{"step": 500, "wer": wer + 0.2, "val_diagonal": 0.5},
-                          {"step": 1000, "wer": wer, "val_diagonal": 0.9}]}
+                "curve": [{"step": 500, "wer": wer + 0.2, "cer": wer, "val_diagonal": 0.5},
+                          {"step": 1000, "wer": wer, "cer": wer / 2, "val_diagonal": 0.9}]}
 
     good, worse = row("good", [0, 1, 2], 0.1), row("worse", [1, 3, 2], 0.2)
     mean, error = paired_wer_difference(worse, good)
@@ -412,6 +412,6 @@ def test_the_study_report_compares_each_variant_with_the_best_paired_over_senten
     assert table[4].endswith("| 0.6 | 1.25 | 3.5 |")  # its run's clock, then the benchmark's side-by-side cost
     assert table[5].startswith("| worse | 500 (9.5) | 0.2 | +0.100 ± 0.058 |") and table[5].endswith("| 0.6 | – | – |")
     assert len(result["rows"]) == 2
-    for figure in ("curves", "alignment", "cost"):
+    for figure in ("curves", "cer_curves", "alignment", "cost"):
         assert (tmp_path / f"{figure}.png").stat().st_size > 10_000, figure
     assert not (tmp_path / "length.png").exists()  # no variant ran the suite

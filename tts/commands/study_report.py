@@ -70,11 +70,12 @@ def _curve_lines(rows: list[dict], key: str) -> tuple[list[int], dict[str, list[
     return steps, lines
 
 
-def curves_figure(rows: list[dict], path: Path) -> None:
-    """Free-running WER of the curve sentences against updates, one line per variant."""
-    steps, lines = _curve_lines(rows, "wer")
+def curves_figure(rows: list[dict], path: Path, key: str = "wer") -> None:
+    """Free-running WER (or CER, ``key="cer"``, which keeps moving while WER sits at 1) of the curve
+    sentences against updates, one line per variant."""
+    steps, lines = _curve_lines(rows, key)
     if lines:
-        save_figure(figure_of_lines(steps, lines, "updates", "WER (free-running, first test sentences)",
+        save_figure(figure_of_lines(steps, lines, "updates", f"{key.upper()} (free-running, first test sentences)",
                                     "Learning to read"), path)
 
 
@@ -116,7 +117,7 @@ def length_figure(rows: list[dict], path: Path) -> None:
 
 
 def write_report(out: Path, config: str, data: str, steps: int) -> dict:
-    """``study.json``, ``study.md`` and the figures ``curves.png``, ``alignment.png``, ``cost.png``
+    """``study.json``, ``study.md`` and the figures ``curves.png``, ``cer_curves.png``, ``alignment.png``, ``cost.png``
     and ``length.png`` under ``out`` from its result files (and ``cost.json``, :func:`with_bench_cost`)."""
     rows = with_bench_cost(read_results(out), out)
     result = {"config": config, "data": data, "steps": steps, "rows": rows}
@@ -124,6 +125,7 @@ def write_report(out: Path, config: str, data: str, steps: int) -> dict:
     (out / "study.json").write_text(json.dumps(result, indent=1))
     (out / "study.md").write_text(study_table(result))
     curves_figure(rows, out / "curves.png")
+    curves_figure(rows, out / "cer_curves.png", "cer")
     alignment_curves_figure(rows, out / "alignment.png")
     cost_figure(rows, out / "cost.png")
     length_figure(rows, out / "length.png")
