@@ -480,3 +480,21 @@ def test_report_reads_a_metrics_file_cut_short(tiny_experiment, tmp_path):
     with open(exp / "metrics.jsonl", "a") as fh:
         fh.write('{"step": 5, "loss": 1.')
     assert "losses.png" in build_report(exp).read_text()
+
+
+@pytest.mark.parametrize("rank", [0, 1])
+def test_a_shared_cache_is_made_by_the_main_process_before_the_others_read_it(rank, monkeypatch):
+    """main_first: with several processes the main one makes the cache, then all meet at a barrier,
+    then the others call the same maker (which finds the cache made); alone, no barrier."""
+    from tts.training import run
+
+    events: list[str] = []
+    monkeypatch.setattr(run.dist, "barrier", lambda: events.append("barrier"))
+    training = object.__new__(run.TrainingRun)
+    training.is_main, training.world_size = rank == 0, 2
+    assert training.main_first(lambda: events.append("make") or "cache") == "cache"
+    assert events == (["make", "barrier"] if rank == 0 else ["barrier", "make"])
+    events.clear()
+    training.is_main, training.world_size = True, 1
+    training.main_first(lambda: events.append("make"))
+    assert events == ["make"]

@@ -21,7 +21,7 @@ import threading
 import time
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Generic
+from typing import TYPE_CHECKING, Any, Callable, Generic, TypeVar
 
 import torch
 import torch.distributed as dist
@@ -33,6 +33,8 @@ from tts.devices import resolve_device
 from tts.errors import Interrupted, TTSError
 from tts.fileio import WriteError
 from tts.training.experiment import ExperimentFolder, rng_state, set_rng_state
+
+Made = TypeVar("Made")
 
 if TYPE_CHECKING:
     from torch.utils.tensorboard import SummaryWriter
@@ -78,6 +80,17 @@ class TrainingRun(Generic[Config]):
         self._writer: SummaryWriter | None = None
         self._log_handler: logging.FileHandler | None = None
         self._clock = (time.perf_counter(), 0.0)
+
+    def main_first(self, make: Callable[[], Made]) -> Made:
+        """``make()`` on the main process first and on the others once it has finished: for a cache
+        every process reads and one should write (the others then find it made)."""
+        if self.is_main:
+            made = make()
+        if self.world_size > 1:
+            dist.barrier()
+        if not self.is_main:
+            made = make()
+        return made
 
     # ------------------------------------------------------------------ hooks
     def _train(self) -> None:

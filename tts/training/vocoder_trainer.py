@@ -72,8 +72,9 @@ class VocoderTrainer(TrainingRun[VocoderExperimentConfig]):
         if v.mels == "teacher_forced":
             if not v.acoustic_checkpoint:
                 raise TTSError("vocoder.mels=teacher_forced needs vocoder.acoustic_checkpoint=<acoustic model .pt>")
-            mel_dir, cache, made_with = teacher_forced_mels(v.acoustic_checkpoint, self.data_root, config.audio,
-                                                            device=self.device, progress=progress and self.is_main)
+            mel_dir, cache, made_with = self.main_first(lambda: teacher_forced_mels(
+                v.acoustic_checkpoint, self.data_root, config.audio, device=self.device,
+                progress=progress and self.is_main))
         else:
             cache, made_with = find_mel_cache(self.data_root, config.audio)
         self.train_set = SegmentDataset(cache, self.data_root, "train", made_with, v.segment_frames, mel_dir)
@@ -84,8 +85,8 @@ class VocoderTrainer(TrainingRun[VocoderExperimentConfig]):
             teacher.check_compatible(config.audio, "this vocoder config")
             ids = [self.train_set.utterance_id(i) for i in range(len(self.train_set))]
             ids += [self.val_set.utterance_id(i) for i in range(len(self.val_set))]
-            wav_dir = teacher_waveforms(teacher, v.teacher, cache, self.train_set.mel_dir, ids,
-                                        progress and self.is_main)
+            wav_dir = self.main_first(lambda: teacher_waveforms(teacher, v.teacher, cache, self.train_set.mel_dir,
+                                                                ids, progress and self.is_main))
             self.train_set = SegmentDataset(cache, self.data_root, "train", made_with, v.segment_frames, mel_dir,
                                             wav_dir=wav_dir)
             self.val_set = SegmentDataset(cache, self.data_root, "val", made_with, v.segment_frames, mel_dir,
