@@ -18,7 +18,7 @@ from tts.errors import TTSError
 from tts.models import build_model
 from tts.onnx import export_onnx, load_onnx
 from tts.text import SymbolInventory
-from tts.vocoders import GriffinLim, HiFiGANGenerator
+from tts.vocoders import GriffinLim, HiFiGANGenerator, VocosGenerator
 
 pytest.importorskip("onnxruntime")
 
@@ -94,12 +94,16 @@ def test_transformer_tts_exports_its_caches_and_heads(tmp_path):
     assert_same_decoding(loaded, tmp_path / "onnx", InferenceConfig(max_frames_per_token=3, stop_threshold=0.51))
 
 
-def test_the_neural_vocoder_exports_and_vocodes_as_pytorch(tmp_path):
+@pytest.mark.parametrize("kind", ["hifigan", "vocos"])
+def test_the_neural_vocoder_exports_and_vocodes_as_pytorch(tmp_path, kind):
+    """Both generator kinds; Vocos's inverse STFT is a transposed convolution, which ONNX keeps."""
     loaded = loaded_model(tacotron2("location_sensitive"))
-    from tts.config.vocoder import HiFiGANConfig
+    from tts.config.vocoder import HiFiGANConfig, VocosConfig
 
     torch.manual_seed(0)
-    vocoder = HiFiGANGenerator(HiFiGANConfig(upsample_initial_channel=32), loaded.config.audio).for_inference()
+    audio = loaded.config.audio
+    vocoder = (HiFiGANGenerator(HiFiGANConfig(upsample_initial_channel=32), audio) if kind == "hifigan"
+               else VocosGenerator(VocosConfig(dim=32, hidden=64, layers=2), audio)).for_inference()
     export_onnx(loaded, vocoder, "student.pt", tmp_path / "onnx")
     exported = load_onnx(tmp_path / "onnx")
     assert exported.vocoder_name == "student.pt" and exported.vocoder is not None

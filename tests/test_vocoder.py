@@ -27,7 +27,8 @@ def tiny_vocoder_dict(**train) -> dict:
     return {"train": {"max_steps": 4, "log_every": 1, "validate_every": 2, "checkpoint_every": 2, "keep_last": 3,
                       "n_val_audio": 1, **train},
             "vocoder": {"batch_size": 2, "segment_frames": 8, "num_workers": 0, "n_val_utterances": 2,
-                        "hifigan": {"upsample_initial_channel": 16, "discriminator_channels": 32, "resblock": "2",
+                        "discriminators": {"channels": 32},
+                        "hifigan": {"upsample_initial_channel": 16, "resblock": "2",
                                     "resblock_kernel_sizes": [3], "resblock_dilations": [[1, 3]]}}}
 
 
@@ -364,3 +365,80 @@ def test_distilling_a_teacher_trains_on_its_waveforms_made_once(tiny_corpus, tmp
     with pytest.raises(TTSError, match="does not exist"):
         vocoder_trainer.VocoderTrainer(config_from_dict(bad, VocoderExperimentConfig), tiny_corpus, tmp_path / "x",
                                        progress=False)
+
+
+# --------------------------------------------------------------------------- the Vocos student
+
+def test_the_inverse_stft_is_torch_istft_as_a_transposed_convolution():
+    """The same samples as torch.istft(center=True) of a spectrum torch.stft made, to float precision,
+    and the waveform itself back (T_mel · hop samples, frame t centred on sample t · hop)."""
+    from tts.vocoders.vocos import InverseSTFT
+
+    torch.manual_seed(0)
+    wav = torch.randn(2, 40 * 256)
+    for win_length in (1024, 800):
+        window = torch.hann_window(win_length)
+        spec = torch.stft(wav, 1024, 256, win_length, window, center=True, return_complex=True)
+        ours = InverseSTFT(1024, 256, win_length)(spec.real, spec.imag)
+        theirs = torch.istft(spec, 1024, 256, win_length, window, center=True, length=spec.shape[-1] * 256)
+        assert ours.shape == (2, 41 * 256) and float((ours - theirs).abs().max()) < 1e-5
+        assert float((ours[:, :wav.shape[1]] - wav).abs().max()) < 1e-5
+    with pytest.raises(TTSError, match="hop_length ≤ n_fft / 2"):
+        InverseSTFT(512, 300, 512)
+
+
+def test_the_vocos_student_size_shape_and_receptive_field():
+    """configs/vocos_student.yaml: 3.58M parameters; the frames whose gradient reaches one sample
+    are a contiguous run no wider than context_frames on either side."""
+    config = load_config(CONFIGS / "vocos_student.yaml", schema=VocoderExperimentConfig)
+    torch.manual_seed(0)
+    generator = build_vocoder(config.vocoder, config.audio)
+    assert sum(p.numel() for p in generator.parameters()) == 3_584_770 and generator.context_frames == 29
+    mel = torch.randn(2, 80, 48) - 4.0
+    wav, lengths = generator(mel, torch.tensor([48, 30]))
+    assert wav.shape == (2, 47 * 256) and lengths.tolist() == [47 * 256, 29 * 256]
+    assert float(wav[1, 29 * 256:].abs().max()) == 0.0 and bool(torch.isfinite(wav).all())
+    wide = (torch.randn(1, 80, 80, dtype=torch.float64) - 4.0).requires_grad_()
+    generator.double().generate(wide)[0, 0, 40 * 256 + 100].backward()
+    frames = torch.nonzero(wide.grad[0].abs().sum(0) > 0).flatten().tolist()
+    assert frames == list(range(frames[0], frames[-1] + 1))
+    assert 40 - generator.context_frames <= frames[0] and frames[-1] <= 40 + generator.context_frames
+    bad = tiny_vocoder_dict()
+    bad["vocoder"].update(kind="vocos", vocos={"kernel": 4})
+    with pytest.raises(TTSError, match="vocoder.vocos.kernel must be odd"):
+        config = config_from_dict(bad, VocoderExperimentConfig)
+        build_vocoder(config.vocoder, config.audio)
+
+
+def test_a_vocos_student_distils_with_the_stft_loss_and_its_export_vocodes(tiny_corpus, tmp_path):
+    """Two reconstruction-only updates of a tiny Vocos on the teacher's waveforms of the first two
+    utterances (train_utterances=2): the logged generator loss is the weighted sum of its three terms;
+    the exported student loads as a vocoder and vocodes."""
+    from tts.training.vocoder_trainer import VocoderTrainer
+
+    d = tiny_vocoder_dict(max_steps=2, validate_every=2, checkpoint_every=2)
+    d["vocoder"].update(kind="vocos", vocos={"dim": 16, "hidden": 32, "layers": 2}, teacher="hifigan",
+                        train_utterances=2, waveform_weight=3.0, stft_weight=2.0, adversarial_start=2)
+    trainer = VocoderTrainer(config_from_dict(d, VocoderExperimentConfig), tiny_corpus, tmp_path / "vocos",
+                             progress=False)
+    assert len(trainer.train_set) == 2
+    trainer.fit()
+    records = [json.loads(x) for x in (tmp_path / "vocos" / "metrics.jsonl").read_text().splitlines()]
+    train = [r for r in records if r.get("split") != "val"]
+    assert [r["step"] for r in train] == [1, 2] and "discriminator" not in train[-1]
+    for r in train:
+        assert r["generator"] == pytest.approx(45.0 * r["mel_l1"] + 3.0 * r["waveform_l1"] + 2.0 * r["stft"], rel=1e-5)
+    exported = checkpoint.export(tmp_path / "vocos" / "checkpoint_00000002.pt", tmp_path / "student.pt")
+    vocoder = checkpoint.neural_vocoder(exported)
+    wav, lengths = vocoder(torch.randn(1, 80, 20) - 4.0)
+    assert type(vocoder).__name__ == "VocosGenerator" and wav.shape == (1, 19 * 256) and bool(torch.isfinite(wav).all())
+
+
+def test_a_checkpoint_with_hifigans_old_discriminator_keys_still_reads(trained_vocoder, tmp_path):
+    """Discriminator settings were vocoder.hifigan.discriminator_*; they live in vocoder.discriminators now."""
+    payload = torch.load(trained_vocoder / "checkpoint_00000004.pt", weights_only=True)
+    payload["config"]["vocoder"].pop("discriminators")
+    payload["config"]["vocoder"]["hifigan"].update(discriminator_channels=32, discriminator_periods=[2, 3])
+    torch.save(payload, tmp_path / "old.pt")
+    config = checkpoint.read(tmp_path / "old.pt").vocoder_config()
+    assert config.vocoder.discriminators.channels == 32 and config.vocoder.discriminators.periods == [2, 3]

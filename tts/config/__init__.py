@@ -23,13 +23,14 @@ from tts.config.training import (
                                    ScheduledSamplingConfig,
                                    TrainConfig,
 )
-from tts.config.vocoder import HiFiGANConfig, VocoderConfig
+from tts.config.vocoder import DiscriminatorConfig, HiFiGANConfig, VocoderConfig, VocosConfig
 
 __all__ = [
-    "ATTENTION_KINDS", "AdversarialConfig", "AttentionConfig", "AudioConfig", "DataConfig", "ExperimentConfig",
-    "FrameDecoderConfig", "GriffinLimConfig", "GuidedAttentionConfig", "HiFiGANConfig", "InferenceConfig",
-    "LossConfig", "MEL_FIELDS", "ModelConfig", "OptimConfig", "PostnetConfig", "ReductionStage", "ScheduleConfig",
-    "ScheduledSamplingConfig", "Tacotron2Config", "TextConfig", "TrainConfig", "TransformerTTSConfig",
-    "VocoderConfig", "VocoderExperimentConfig", "apply_overrides", "attention_config", "bounded", "build", "choices",
-    "config_from_dict", "load_config", "parse_override", "replaced", "resolve_inference", "save_config", "to_dict",
+    "ATTENTION_KINDS", "AdversarialConfig", "AttentionConfig", "AudioConfig", "DataConfig", "DiscriminatorConfig",
+    "ExperimentConfig", "FrameDecoderConfig", "GriffinLimConfig", "GuidedAttentionConfig", "HiFiGANConfig",
+    "InferenceConfig", "LossConfig", "MEL_FIELDS", "ModelConfig", "OptimConfig", "PostnetConfig", "ReductionStage",
+    "ScheduleConfig", "ScheduledSamplingConfig", "Tacotron2Config", "TextConfig", "TrainConfig",
+    "TransformerTTSConfig", "VocoderConfig", "VocoderExperimentConfig", "VocosConfig", "apply_overrides",
+    "attention_config", "bounded", "build", "choices", "config_from_dict", "load_config", "parse_override",
+    "replaced", "resolve_inference", "save_config", "to_dict",
 ]

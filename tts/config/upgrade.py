@@ -4,6 +4,9 @@ Checkpoint format 2 (every config up to the split of this package) kept every at
 mechanism's settings in one flat section (``dca_*``, ``gmm_mixtures``, ``gumbel_*``, ...), the
 postnet's as ``postnet_*`` fields of each model, and Griffin-Lim's as ``audio.griffin_lim_*`` and
 ``inference.griffin_lim_iters``. :func:`upgrade_v2` moves them where they live now.
+:func:`upgrade_vocoder` moves a vocoder's discriminator settings, which were HiFi-GAN's
+(``vocoder.hifigan.discriminator_*``) until a second generator kind shared them, to
+``vocoder.discriminators``.
 """
 
 from __future__ import annotations
@@ -57,4 +60,18 @@ def upgrade_v2(config: dict[str, Any]) -> dict[str, Any]:
             griffin_lim["iterations"] = inference.pop("griffin_lim_iters")
         if griffin_lim:
             inference["griffin_lim"] = griffin_lim
+    return config
+
+
+def upgrade_vocoder(config: dict[str, Any]) -> dict[str, Any]:
+    """A vocoder config dict with ``vocoder.hifigan.discriminator_{periods,channels}`` → with
+    ``vocoder.discriminators.{periods,channels}``; changed in place and returned (any other dict as it is)."""
+    vocoder = config.get("vocoder")
+    if not isinstance(vocoder, dict) or not isinstance(vocoder.get("hifigan"), dict):
+        return config
+    hifigan = vocoder["hifigan"]
+    moved = {name: hifigan.pop(f"discriminator_{name}") for name in ("periods", "channels")
+             if f"discriminator_{name}" in hifigan}
+    if moved:
+        vocoder["discriminators"] = {**moved, **(vocoder.get("discriminators") or {})}
     return config

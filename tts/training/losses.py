@@ -1,4 +1,5 @@
-"""Training losses: masked mel reconstruction, weighted stop-token BCE, guided attention."""
+"""Training losses: masked mel reconstruction, weighted stop-token BCE, guided attention, and the
+multi-resolution STFT loss of waveforms."""
 
 from __future__ import annotations
 
@@ -99,3 +100,18 @@ class TTSLoss(nn.Module):
         terms["loss"] = total
         return terms
 
+
+
+def multi_resolution_stft_loss(fake: torch.Tensor, real: torch.Tensor,
+                               resolutions: tuple[tuple[int, int], ...] = ((512, 128), (1024, 256), (2048, 512))
+                               ) -> torch.Tensor:
+    """Waveforms ``(B, T_wav)``: per (FFT size, hop) the spectral convergence ``‖|S| − |Ŝ|‖ / ‖|S|‖``
+    plus the L1 of the log magnitudes (Yamamoto et al. 2020), summed over the resolutions."""
+    total = fake.new_zeros(())
+    for n_fft, hop in resolutions:
+        window = torch.hann_window(n_fft, device=fake.device)
+        fake_mag, real_mag = (torch.stft(w, n_fft, hop, window=window, return_complex=True).abs().clamp(min=1e-5)
+                              for w in (fake, real))
+        total = total + torch.linalg.norm(real_mag - fake_mag) / torch.linalg.norm(real_mag) \
+            + F.l1_loss(fake_mag.log(), real_mag.log())
+    return total

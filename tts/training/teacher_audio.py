@@ -18,8 +18,7 @@ import numpy as np
 import torch
 
 from tts.errors import TTSError
-from tts.vocoders import Vocoder
-from tts.vocoders.hifigan import HiFiGANGenerator
+from tts.vocoders import NeuralVocoder, Vocoder
 
 
 def teacher_stamp(option: str) -> dict:
@@ -47,8 +46,8 @@ def teacher_waveforms(teacher: Vocoder, option: str, cache: Path, mel_dir: Path,
     """
     from tqdm import tqdm
 
-    if not isinstance(teacher, HiFiGANGenerator):
-        raise TTSError(f"vocoder.teacher {option!r} is not a neural generator: distil a HiFi-GAN")
+    if not isinstance(teacher, NeuralVocoder):
+        raise TTSError(f"vocoder.teacher {option!r} is not a neural generator: distil a HiFi-GAN or a Vocos")
     stamp = {**teacher_stamp(option), "mels": str(mel_dir.resolve())}
     name = hashlib.sha1(json.dumps(stamp, sort_keys=True).encode()).hexdigest()[:12]
     final = cache / "teacher_audio" / name

@@ -5,7 +5,7 @@ lock, deferred signals, TensorBoard with audio.
 Each step follows Kong et al. 2020: the generator turns a batch of mel segments into audio; the
 discriminators take a least-squares GAN step on real vs generated audio; then the generator takes
 a step on adversarial + ``feature_weight`` · feature-matching + ``mel_weight`` · mel L1 (+
-``waveform_weight`` · waveform L1) loss against the updated discriminators. Before
+``waveform_weight`` · waveform L1 + ``stft_weight`` · multi-resolution STFT) loss against the updated discriminators. Before
 ``vocoder.adversarial_start`` the generator learns from the reconstruction terms alone, and the
 discriminators (most of a step's cost) do not run. A non-finite discriminator loss or gradient skips the whole
 step; a non-finite generator loss or gradient skips the generator's update (the discriminators'
@@ -33,17 +33,18 @@ from tts.data import require_corpus
 from tts.data.features import find_mel_cache
 from tts.data.segments import SegmentDataset, segment_loader
 from tts.errors import TTSError
+from tts.training.losses import multi_resolution_stft_loss
 from tts.training.run import TrainingRun, log
 from tts.training.teacher_audio import teacher_waveforms
 from tts.training.teacher_forcing import teacher_forced_mels
-from tts.vocoders import build_discriminators, build_vocoder
-from tts.vocoders.hifigan import HiFiGANGenerator, discriminator_loss, feature_matching_loss, generator_adversarial_loss
+from tts.vocoders import NeuralVocoder, build_discriminators, build_vocoder
+from tts.vocoders.hifigan import discriminator_loss, feature_matching_loss, generator_adversarial_loss
 
 
 class _Generating(nn.Module):
     """The generator's raw network as ``forward`` (what DistributedDataParallel calls)."""
 
-    def __init__(self, generator: HiFiGANGenerator):
+    def __init__(self, generator: NeuralVocoder):
         super().__init__()
         self.generator = generator
 
@@ -77,7 +78,8 @@ class VocoderTrainer(TrainingRun[VocoderExperimentConfig]):
                 progress=progress and self.is_main))
         else:
             cache, made_with = find_mel_cache(self.data_root, config.audio)
-        self.train_set = SegmentDataset(cache, self.data_root, "train", made_with, v.segment_frames, mel_dir)
+        limit = v.train_utterances or None
+        self.train_set = SegmentDataset(cache, self.data_root, "train", made_with, v.segment_frames, mel_dir, limit)
         self.val_set = SegmentDataset(cache, self.data_root, "val", made_with, v.segment_frames, mel_dir,
                                       limit=v.n_val_utterances)
         if v.teacher:
@@ -88,12 +90,12 @@ class VocoderTrainer(TrainingRun[VocoderExperimentConfig]):
             wav_dir = self.main_first(lambda: teacher_waveforms(teacher, v.teacher, cache, self.train_set.mel_dir,
                                                                 ids, progress and self.is_main))
             self.train_set = SegmentDataset(cache, self.data_root, "train", made_with, v.segment_frames, mel_dir,
-                                            wav_dir=wav_dir)
+                                            limit, wav_dir=wav_dir)
             self.val_set = SegmentDataset(cache, self.data_root, "val", made_with, v.segment_frames, mel_dir,
                                           limit=v.n_val_utterances, wav_dir=wav_dir)
         torch.manual_seed(config.train.seed)
         generator = build_vocoder(v, config.audio).to(self.device)
-        assert isinstance(generator, HiFiGANGenerator)  # the one trainable kind
+        assert isinstance(generator, NeuralVocoder)  # every kind a config can name
         self.generator = generator
         self.discriminators = build_discriminators(v).to(self.device)
         self.g_ddp: nn.Module = _Generating(self.generator)
@@ -205,21 +207,30 @@ class VocoderTrainer(TrainingRun[VocoderExperimentConfig]):
         bar.close()
 
     def _reconstruction(self, fake: torch.Tensor, wavs: torch.Tensor) -> dict[str, torch.Tensor]:
-        """The generator's non-adversarial terms: mel L1, and waveform L1 when ``waveform_weight`` is set."""
-        terms = {"mel_l1": F.l1_loss(self.mel.differentiable(fake.squeeze(1).float()),
-                                     self.mel.differentiable(wavs.squeeze(1)))}
-        if self.config.vocoder.waveform_weight:
-            terms["waveform_l1"] = F.l1_loss(fake.float(), wavs.float())
+        """The generator's non-adversarial terms: mel L1, waveform L1 and the multi-resolution STFT
+        loss (the latter two when their weights are set)."""
+        v = self.config.vocoder
+        fake, wavs = fake.squeeze(1).float(), wavs.squeeze(1).float()
+        terms = {"mel_l1": F.l1_loss(self.mel.differentiable(fake), self.mel.differentiable(wavs))}
+        if v.waveform_weight:
+            terms["waveform_l1"] = F.l1_loss(fake, wavs)
+        if v.stft_weight:
+            terms["stft"] = multi_resolution_stft_loss(fake, wavs)
         return terms
+
+    def _reconstruction_loss(self, terms: dict[str, torch.Tensor]) -> torch.Tensor:
+        """The weighted sum of :meth:`_reconstruction`'s terms."""
+        v = self.config.vocoder
+        return v.mel_weight * terms["mel_l1"] + v.waveform_weight * terms.get("waveform_l1", 0.0) \
+            + v.stft_weight * terms.get("stft", 0.0)
 
     def _reconstruction_step(self, mels: torch.Tensor, wavs: torch.Tensor) -> dict[str, torch.Tensor] | None:
         """Before ``vocoder.adversarial_start``: a generator step on the reconstruction terms alone
         (the discriminators neither run nor learn)."""
-        v = self.config.vocoder
         with self._autocast():
             fake = self.g_ddp(mels)
         terms = self._reconstruction(fake, wavs)
-        g_loss = v.mel_weight * terms["mel_l1"] + v.waveform_weight * terms.get("waveform_l1", 0.0)
+        g_loss = self._reconstruction_loss(terms)
         terms = {k: t.detach() for k, t in terms.items()} | {"generator": g_loss.detach()}
         g_norm = self._update_module(g_loss, self.generator, self.scaler_g, self.optimizer_g)
         if g_norm is None:
@@ -256,8 +267,7 @@ class VocoderTrainer(TrainingRun[VocoderExperimentConfig]):
         finally:
             self.discriminators.requires_grad_(True)
         reconstruction = self._reconstruction(fake, wavs)
-        g_loss = adversarial.float() + v.feature_weight * features.float() + v.mel_weight * reconstruction["mel_l1"] \
-            + v.waveform_weight * reconstruction.get("waveform_l1", 0.0)
+        g_loss = adversarial.float() + v.feature_weight * features.float() + self._reconstruction_loss(reconstruction)
         terms = {"discriminator": d_loss.detach().float(), "adversarial": adversarial.detach().float(),
                  "feature_matching": features.detach().float(), "generator": g_loss.detach(),
                  **{k: t.detach() for k, t in reconstruction.items()}}

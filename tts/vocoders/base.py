@@ -9,7 +9,7 @@ from torch import nn
 from tts.config import MEL_FIELDS, AudioConfig
 from tts.errors import TTSError
 
-__all__ = ["MEL_FIELDS", "Vocoder"]
+__all__ = ["MEL_FIELDS", "NeuralVocoder", "Vocoder"]
 
 #: a natural-log mel magnitude above this (e^12 ≈ 160,000 on a [-1, 1] waveform scale) is not one
 MAX_LOG_MEL = 12.0
@@ -58,3 +58,22 @@ class Vocoder(nn.Module):
 
     def frames_to_samples(self, frames: torch.Tensor) -> torch.Tensor:
         return (frames - 1).clamp(min=0) * self.audio.hop_length
+
+
+class NeuralVocoder(Vocoder):
+    """A trainable generator: :meth:`generate` is the raw network, log-mel ``(B, n_mels, T_mel)`` →
+    waveform ``(B, 1, T_mel · hop)``; ``forward`` wraps it in the :class:`Vocoder` interface
+    (checked input, ``(T_mel - 1) · hop`` samples, silence past each item's length)."""
+
+    def generate(self, mel: torch.Tensor) -> torch.Tensor:
+        raise NotImplementedError
+
+    @torch.no_grad()
+    def forward(self, mel: torch.Tensor, lengths: torch.Tensor | None = None) -> tuple[torch.Tensor, torch.Tensor]:
+        self.check_mel(mel)
+        if lengths is None:
+            lengths = torch.full((mel.shape[0],), mel.shape[2], dtype=torch.long, device=mel.device)
+        wav = self.generate(mel.float()).squeeze(1)
+        wav_lengths = self.frames_to_samples(lengths)
+        wav = wav[:, : (mel.shape[2] - 1) * self.audio.hop_length]
+        return wav * (torch.arange(wav.shape[-1], device=wav.device)[None] < wav_lengths[:, None]), wav_lengths

@@ -23,7 +23,7 @@ from torch.nn.utils.parametrizations import spectral_norm, weight_norm
 
 from tts.config import AudioConfig, HiFiGANConfig
 from tts.errors import TTSError
-from tts.vocoders.base import Vocoder
+from tts.vocoders.base import NeuralVocoder
 
 LRELU_SLOPE = 0.1
 
@@ -52,9 +52,8 @@ class ResBlock(nn.Module):
         return x
 
 
-class HiFiGANGenerator(Vocoder):
-    """``forward(mel (B, n_mels, T_mel), lengths) → (wav (B, T_mel · hop), wav_lengths)`` (the
-    :class:`Vocoder` interface; :meth:`generate` is the raw network)."""
+class HiFiGANGenerator(NeuralVocoder):
+    """HiFi-GAN's generator (a :class:`NeuralVocoder`: :meth:`generate` is the raw network)."""
 
     def __init__(self, config: HiFiGANConfig, audio: AudioConfig):
         super().__init__(audio)
@@ -115,16 +114,6 @@ class HiFiGANGenerator(Vocoder):
             if parametrize.is_parametrized(module, "weight"):
                 parametrize.remove_parametrizations(module, "weight")
         return self.eval()
-
-    @torch.no_grad()
-    def forward(self, mel: torch.Tensor, lengths: torch.Tensor | None = None) -> tuple[torch.Tensor, torch.Tensor]:
-        self.check_mel(mel)
-        if lengths is None:
-            lengths = torch.full((mel.shape[0],), mel.shape[2], dtype=torch.long, device=mel.device)
-        wav = self.generate(mel.float()).squeeze(1)
-        wav_lengths = self.frames_to_samples(lengths)
-        wav = wav[:, : (mel.shape[2] - 1) * self.audio.hop_length]
-        return wav * (torch.arange(wav.shape[-1], device=wav.device)[None] < wav_lengths[:, None]), wav_lengths
 
 
 def _scaled(channels: int, widest: int) -> int:

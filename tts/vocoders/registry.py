@@ -7,17 +7,18 @@ from torch import nn
 from tts.config import AudioConfig, VocoderConfig
 from tts.vocoders.base import Vocoder
 from tts.vocoders.hifigan import Discriminators, HiFiGANGenerator
+from tts.vocoders.vocos import VocosGenerator
 
 
 def build_vocoder(config: VocoderConfig, audio: AudioConfig) -> Vocoder:
     """The generator ``config.kind`` names, for mels made with ``audio``."""
     if config.kind == "hifigan":
         return HiFiGANGenerator(config.hifigan, audio)
+    if config.kind == "vocos":
+        return VocosGenerator(config.vocos, audio)
     raise ValueError(f"unknown vocoder kind {config.kind!r}")  # the config's Literal rules it out
 
 
 def build_discriminators(config: VocoderConfig) -> nn.Module:
-    """The discriminators that train ``config.kind``'s generator."""
-    if config.kind == "hifigan":
-        return Discriminators(config.hifigan.discriminator_periods, config.hifigan.discriminator_channels)
-    raise ValueError(f"unknown vocoder kind {config.kind!r}")
+    """The discriminators that train a generator of any kind (HiFi-GAN's)."""
+    return Discriminators(config.discriminators.periods, config.discriminators.channels)

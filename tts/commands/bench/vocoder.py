@@ -14,7 +14,7 @@ from tts.vocoders import GriffinLim, Vocoder, build_vocoder
 
 
 def register(sub: argparse._SubParsersAction) -> None:
-    p = sub.add_parser("vocoder", help="real-time factor of Griffin-Lim and of each HiFi-GAN config")
+    p = sub.add_parser("vocoder", help="real-time factor of Griffin-Lim and of each HiFi-GAN and Vocos config")
     add_clip_options(p, "Griffin-Lim iterations")
     p.set_defaults(bench=lambda a: bench_vocoder(a.seconds, a.threads, a.iters, a.device, wav_path=a.wav))
 
@@ -22,11 +22,11 @@ def register(sub: argparse._SubParsersAction) -> None:
 def bench_vocoder(seconds: float = 10.0, threads: int = 2, iters: int = 64, device: str = "cpu",
                   configs: list[str] | None = None, wav_path: str | None = None, repeats: int = 3) -> dict:
     """Real-time factor (seconds of compute per second of audio, batch 1) of Griffin-Lim and of
-    each neural vocoder config (``configs/hifigan_v*.yaml`` by default; untrained weights, which
+    each neural vocoder config (``configs/hifigan_v*.yaml`` and ``configs/vocos*.yaml`` by default; untrained weights, which
     run as fast as trained ones) on the mel of a ``seconds``-long speech clip, with ``threads``
     CPU threads or on ``device``; with each generator's parameters and float16 size."""
     torch.set_num_threads(threads)
-    configs = configs or [str(p) for p in sorted(CONFIGS.glob("hifigan_v*.yaml"))]
+    configs = configs or [str(p) for pattern in ("hifigan_v*.yaml", "vocos*.yaml") for p in sorted(CONFIGS.glob(pattern))]
     audio = AudioConfig()
     mel = MelSpectrogram(audio)(torch.from_numpy(speech_clip(seconds, audio, wav_path)))[None].to(device)
 

@@ -1,0 +1,121 @@
+"""Vocos (Siuzdak 2023, "Vocos: Closing the gap between time-domain and Fourier-based neural
+vocoders for high-quality audio synthesis"): a generator whose network runs at the frame rate.
+
+log-mel ``(B, n_mels, T)`` → a 7-tap convolution and layer norm → ConvNeXt blocks (depthwise
+convolution, layer norm, pointwise MLP with GELU, layer scale, residual) → layer norm → a linear
+head giving, per frame, the log magnitude and the phase of every one of the ``n_fft / 2 + 1``
+STFT bins → the inverse STFT → waveform ``(B, 1, T · hop)``. HiFi-GAN spends most of its
+operations at the sample rate, after upsampling; Vocos spends them on ``T`` frames, which is what
+makes it cheap on a CPU (to train as well as to run).
+
+The inverse STFT is one transposed convolution whose kernels are the windowed inverse-DFT basis
+(it overlap-adds as it goes), divided by the overlap-added squared window: the same numbers as
+``torch.istft`` with ``center=True``, written with operations an ONNX export keeps.
+"""
+
+from __future__ import annotations
+
+import math
+
+import torch
+from torch import nn
+from torch.nn import functional as F
+
+from tts.config import AudioConfig, VocosConfig
+from tts.errors import TTSError
+from tts.vocoders.base import NeuralVocoder
+
+#: the largest magnitude the head may give a bin (Vocos clips ``exp`` of its output there)
+MAX_MAGNITUDE = 100.0
+
+
+class InverseSTFT(nn.Module):
+    """``forward(real (B, F, T), imag (B, F, T))`` with ``F = n_fft / 2 + 1`` → waveform ``(B, T · hop)``:
+    frame ``t`` centred on sample ``t · hop`` (``center=True``), a periodic Hann window of
+    ``win_length`` zero-padded to ``n_fft``, as :func:`torch.stft` makes spectra."""
+
+    basis: torch.Tensor
+    window_square: torch.Tensor
+
+    def __init__(self, n_fft: int, hop_length: int, win_length: int):
+        super().__init__()
+        if hop_length > n_fft // 2:
+            raise TTSError(f"the inverse STFT needs hop_length ≤ n_fft / 2 (got {hop_length} and {n_fft})")
+        self.n_fft, self.hop = n_fft, hop_length
+        window = torch.zeros(n_fft, dtype=torch.float64)
+        start = (n_fft - win_length) // 2
+        window[start:start + win_length] = torch.hann_window(win_length, dtype=torch.float64)
+        bins = torch.arange(n_fft // 2 + 1, dtype=torch.float64)[:, None]
+        angle = 2 * math.pi * bins * torch.arange(n_fft, dtype=torch.float64)[None] / n_fft
+        weight = torch.full_like(bins, 2.0)
+        weight[0] = weight[-1] = 1.0  # DC and Nyquist appear once in the full spectrum
+        basis = torch.cat([weight * torch.cos(angle), -weight * torch.sin(angle)]) * window / n_fft
+        self.register_buffer("basis", basis.float()[:, None], persistent=False)  # (2F, 1, n_fft)
+        self.register_buffer("window_square", window.pow(2).float()[None, None], persistent=False)
+
+    def forward(self, real: torch.Tensor, imag: torch.Tensor) -> torch.Tensor:
+        frames = real.shape[-1]
+        wav = F.conv_transpose1d(torch.cat([real, imag], dim=1), self.basis, stride=self.hop)
+        envelope = F.conv_transpose1d(torch.ones_like(real[:1, :1]), self.window_square, stride=self.hop)
+        start = self.n_fft // 2
+        wav = wav[:, 0, start:start + frames * self.hop]
+        return wav / envelope[:, 0, start:start + frames * self.hop].clamp(min=1e-11)
+
+
+class ConvNeXtBlock(nn.Module):
+    """``x + γ · MLP(LayerNorm(depthwise_conv(x)))`` on ``(B, dim, T)``."""
+
+    def __init__(self, dim: int, hidden: int, kernel: int, layer_scale: float):
+        super().__init__()
+        self.depthwise = nn.Conv1d(dim, dim, kernel, padding=kernel // 2, groups=dim)
+        self.norm = nn.LayerNorm(dim, eps=1e-6)
+        self.expand = nn.Linear(dim, hidden)
+        self.project = nn.Linear(hidden, dim)
+        self.gamma = nn.Parameter(torch.full((dim,), layer_scale))
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        y = self.norm(self.depthwise(x).transpose(1, 2))
+        y = self.gamma * self.project(F.gelu(self.expand(y)))
+        return x + y.transpose(1, 2)
+
+
+class VocosGenerator(NeuralVocoder):
+    """The Vocos generator (a :class:`NeuralVocoder`: :meth:`generate` is the raw network)."""
+
+    def __init__(self, config: VocosConfig, audio: AudioConfig):
+        super().__init__(audio)
+        if config.kernel % 2 == 0:
+            raise TTSError(f"vocoder.vocos.kernel must be odd (got {config.kernel})")
+        self.config = config
+        self.embed = nn.Conv1d(audio.n_mels, config.dim, 7, padding=3)
+        self.norm = nn.LayerNorm(config.dim, eps=1e-6)
+        self.blocks = nn.ModuleList(ConvNeXtBlock(config.dim, config.hidden, config.kernel, 1.0 / config.layers)
+                                    for _ in range(config.layers))
+        self.final_norm = nn.LayerNorm(config.dim, eps=1e-6)
+        self.n_bins = audio.n_fft // 2 + 1
+        self.head = nn.Linear(config.dim, 2 * self.n_bins)
+        self.istft = InverseSTFT(audio.n_fft, audio.hop_length, audio.win_length)
+        for module in self.modules():
+            if isinstance(module, (nn.Conv1d, nn.Linear)) and module.bias is not None:
+                nn.init.trunc_normal_(module.weight, std=0.02)
+                nn.init.zeros_(module.bias)
+
+    def generate(self, mel: torch.Tensor) -> torch.Tensor:
+        """log-mel ``(B, n_mels, T)`` → waveform ``(B, 1, T · hop)``; the head's output and the
+        inverse STFT in the weights' precision whatever the autocast."""
+        x = self.norm(self.embed(mel).transpose(1, 2)).transpose(1, 2)
+        for block in self.blocks:
+            x = block(x)
+        head = self.head(self.final_norm(x.transpose(1, 2))).transpose(1, 2)
+        with torch.autocast(mel.device.type, enabled=False):
+            log_magnitude, phase = head.to(self.istft.basis.dtype).split(self.n_bins, dim=1)
+            magnitude = torch.exp(log_magnitude).clamp(max=MAX_MAGNITUDE)
+            wav = self.istft(magnitude * torch.cos(phase), magnitude * torch.sin(phase))
+        return wav.unsqueeze(1)
+
+    @property
+    def context_frames(self) -> int:
+        """The receptive field's radius in mel frames: the first convolution's 3, each block's
+        ``kernel // 2``, and the frames whose windows overlap a sample's (``n_fft / 2 / hop``)."""
+        c = self.config
+        return 3 + c.layers * (c.kernel // 2) + math.ceil(self.audio.n_fft / (2 * self.audio.hop_length))
