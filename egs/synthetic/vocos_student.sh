@@ -1,0 +1,44 @@
+#!/usr/bin/env bash
+# The fast student (docs/vocoders.md, "The fast student"): a Vocos generator distilled from the
+# pretrained HiFi-GAN V1 on the bundled voice's teacher-forced mels, then scored beside its teacher
+# on the 100 test sentences (paired) and timed beside Griffin-Lim. Every stage resumes: run the
+# same command again after a stop. Needs the synthetic corpus (bash egs/synthetic/run.sh --stop-stage 1).
+#   bash egs/synthetic/vocos_student.sh [--out exp/vocos_student] [-- key=value ...]
+set -euo pipefail
+cd "$(dirname "$0")/../.."
+TTS=${TTS:-.venv/bin/tts}; PY=${PY:-.venv/bin/python}
+out=exp/vocos_student; overrides=()
+while [ $# -gt 0 ]; do
+  case "$1" in
+    --out) out=$2; shift 2;;
+    --) shift; overrides=("$@"); break;;
+    *) echo "unknown option $1" >&2; exit 2;;
+  esac
+done
+log() { echo "[$(date +%H:%M:%S)] $*"; }
+mkdir -p "$out" exp/vocoders
+
+log "the bundled voice's feature cache (its teacher-forced mels are the student's inputs)"
+$PY -c "import sys; from tts.checkpoint import read_bundled; from tts.config import save_config; \
+save_config(read_bundled().config, sys.argv[1])" "$out.bundled_config.yaml"
+$TTS features --data data/synthetic --config "$out.bundled_config.yaml"
+
+log "distil (the teacher vocodes 1,000 utterances once, then the student trains; resumable)"
+if ls "$out"/checkpoint_*.pt >/dev/null 2>&1; then
+  $TTS train-vocoder --config "$out/config.yaml" --data data/synthetic --out "$out" --resume \
+    "${overrides[@]+"${overrides[@]}"}"
+else
+  $TTS train-vocoder --config configs/vocos_student.yaml --data data/synthetic --out "$out" \
+    "${overrides[@]+"${overrides[@]}"}"
+fi
+[ -f "$out/student.pt" ] || $TTS export "$out/best.pt" --out "$out/student.pt"
+
+log "the bundled voice through the teacher and through the student: the 100 test sentences, paired"
+[ -f exp/vocoders/test_hifigan-ljspeech/summary.json ] || $TTS evaluate --data data/synthetic --split test \
+  --limit 100 --vocoder hifigan-ljspeech --out exp/vocoders/test_hifigan-ljspeech
+[ -f "$out/eval_test/summary.json" ] || $TTS evaluate --data data/synthetic --split test --limit 100 \
+  --vocoder "$out/student.pt" --out "$out/eval_test"
+$PY egs/synthetic/paired.py exp/vocoders/test_hifigan-ljspeech "$out/eval_test" | tee "$out/paired.json"
+
+log "real-time factor on 2 threads, beside Griffin-Lim and the HiFi-GAN configs (machine to itself)"
+$TTS bench vocoder --threads 2 | tee "$out/bench_vocoder.json"
