@@ -103,6 +103,9 @@ class _Result:
 
 
 _WORKER: dict[str, Any] = {}
+STOP_SIGNALS = {signal.SIGINT, signal.SIGTERM}
+#: how long a pool waits for its workers to start before it works with those that have
+WORKER_START_SECONDS = 300.0
 
 
 @contextmanager
@@ -133,9 +136,42 @@ def quiet_worker() -> None:
     signal.signal(signal.SIGTERM, signal.SIG_DFL)
 
 
-def _init_worker(audio: AudioConfig, text: TextConfig, root: str, out: str, max_frames: int, max_tokens: int) -> None:
+def _init_worker(ready: Any, audio: AudioConfig, text: TextConfig, root: str, out: str, max_frames: int,
+                 max_tokens: int) -> None:
+    """A pool worker's start: its settings and quiet stop signals, then the stop signals the parent
+    held back while spawning it (inherited as blocked) are let through, and ``ready`` (a barrier the
+    parent waits on too) is passed."""
     _prepare(audio, text, root, out, max_frames, max_tokens)
     quiet_worker()
+    signal.pthread_sigmask(signal.SIG_UNBLOCK, STOP_SIGNALS)
+    try:
+        ready.wait(WORKER_START_SECONDS)
+    except threading.BrokenBarrierError:  # the parent stopped waiting: work on regardless
+        pass
+
+
+@contextmanager
+def started_pool(workers: int, init_args: tuple) -> Iterator[Any]:
+    """A spawn pool of ``workers`` running :func:`_init_worker`, returned once every worker has
+    started. Until then the parent's stop signals wait: a Ctrl-C or ``kill`` that tore the pool down
+    while a child was still reading its start-up data from the parent would leave that child's
+    EOFError traceback on the terminal."""
+    context = mp.get_context("spawn")
+    ready = context.Barrier(workers + 1)
+    signal.pthread_sigmask(signal.SIG_BLOCK, STOP_SIGNALS)
+    try:
+        pool = context.Pool(workers, _init_worker, (ready, *init_args))
+    except BaseException:
+        signal.pthread_sigmask(signal.SIG_UNBLOCK, STOP_SIGNALS)
+        raise
+    with pool:  # torn down however the block ends, also by a stop raised when the signals are let through
+        try:
+            ready.wait(WORKER_START_SECONDS)
+        except threading.BrokenBarrierError:
+            pass
+        finally:
+            signal.pthread_sigmask(signal.SIG_UNBLOCK, STOP_SIGNALS)
+        yield pool
 
 
 def _prepare(audio: AudioConfig, text: TextConfig, root: str, out: str, max_frames: int, max_tokens: int) -> None:
@@ -258,7 +294,7 @@ def compute_features(root: str | Path, config: ExperimentConfig, num_workers: in
     bar = tqdm(total=len(todo), desc="features", unit="utt", disable=not progress)
     with stop_signals_raise("tts features"):
         if num_workers > 1 and len(todo) > 1:
-            with mp.get_context("spawn").Pool(num_workers, _init_worker, init_args) as pool:
+            with started_pool(num_workers, init_args) as pool:
                 for result in pool.imap_unordered(_process, todo, chunksize=8):
                     results.append(result)
                     bar.update()
