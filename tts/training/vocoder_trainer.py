@@ -5,12 +5,13 @@ lock, deferred signals, TensorBoard with audio.
 Each step follows Kong et al. 2020: the generator turns a batch of mel segments into audio; the
 discriminators take a least-squares GAN step on real vs generated audio; then the generator takes
 a step on adversarial + ``feature_weight`` · feature-matching + ``mel_weight`` · mel L1 (+
-``waveform_weight`` · waveform L1 + ``stft_weight`` · multi-resolution STFT) loss against the updated discriminators. Before
-``vocoder.adversarial_start`` the generator learns from the reconstruction terms alone, and the
-discriminators (most of a step's cost) do not run. A non-finite discriminator loss or gradient skips the whole
-step; a non-finite generator loss or gradient skips the generator's update (the discriminators'
-update of that step stands). Validation vocodes whole validation utterances and reports the mel
-L1 between their mels and the recordings'; ``best.pt`` holds the generator with the lowest.
+``waveform_weight`` · waveform L1 + ``stft_weight`` · multi-resolution STFT) loss against the
+updated discriminators. Before ``vocoder.adversarial_start`` the generator learns from the
+reconstruction terms alone, and the discriminators (most of a step's cost) do not run. A
+non-finite discriminator loss or gradient skips the whole step; a non-finite generator loss or
+gradient skips the generator's update (the discriminators' update of that step stands).
+Validation vocodes whole validation utterances and reports the mel L1 between their mels and the
+recordings'; ``best.pt`` holds the generator with the lowest.
 With ``vocoder.teacher`` (distillation) the teacher's waveforms of the same mels, made once
 (:func:`~tts.training.teacher_audio.teacher_waveforms`), take the recordings' place everywhere.
 """
