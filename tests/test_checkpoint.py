@@ -84,10 +84,10 @@ def test_version_2_files_are_upgraded(saved, tmp_path):
     assert checkpoint.load(tmp_path / "v2.pt").model.state_dict().keys() == model.state_dict().keys()
 
 
-def test_the_bundled_model_reads_through_the_upgrade():
-    from tts.checkpoint import PRETRAINED
+def test_the_bundled_model_is_current_and_keeps_its_release_settings():
+    from tts.checkpoint import PRETRAINED, VERSION
 
-    assert torch.load(PRETRAINED, weights_only=True)["version"] == 2  # written before the config's split
+    assert torch.load(PRETRAINED, weights_only=True)["version"] == VERSION
     contents = checkpoint.read_bundled()
     attention = contents.config.model.tacotron2.attention
     assert (attention.kind, attention.prior_length, attention.dynamic_kernel) == ("dynamic_convolution", 11, 21)
