@@ -144,9 +144,16 @@ def _init_worker(ready: Any, audio: AudioConfig, text: TextConfig, root: str, ou
     _prepare(audio, text, root, out, max_frames, max_tokens)
     quiet_worker()
     signal.pthread_sigmask(signal.SIG_UNBLOCK, STOP_SIGNALS)
+    _wait_for_start(ready)
+
+
+def _wait_for_start(ready: Any) -> None:
+    """Wait at the start-up barrier shared by a pool and its workers for at most
+    :data:`WORKER_START_SECONDS`; a barrier broken by a side that stopped waiting lets this one
+    work on regardless."""
     try:
         ready.wait(WORKER_START_SECONDS)
-    except threading.BrokenBarrierError:  # the parent stopped waiting: work on regardless
+    except threading.BrokenBarrierError:
         pass
 
 
@@ -166,9 +173,7 @@ def started_pool(workers: int, init_args: tuple) -> Iterator[Any]:
         raise
     with pool:  # torn down however the block ends, also by a stop raised when the signals are let through
         try:
-            ready.wait(WORKER_START_SECONDS)
-        except threading.BrokenBarrierError:
-            pass
+            _wait_for_start(ready)
         finally:
             signal.pthread_sigmask(signal.SIG_UNBLOCK, STOP_SIGNALS)
         yield pool
