@@ -334,7 +334,8 @@ def test_study_trains_and_compares_variants_and_resumes(tiny_corpus, tmp_path):
     import yaml
 
     from conftest import tiny_config_dict
-    from tts.commands.study import StudyPlan, Variant, attention_variants, run_study
+    from tts.commands.study import StudyPlan, Variant, attention_variants, record_missing_alignments, run_study
+    from tts.commands.study_report import alignment_file
 
     config = tmp_path / "tiny.yaml"
     d = tiny_config_dict()
@@ -356,6 +357,14 @@ def test_study_trains_and_compares_variants_and_resumes(tiny_corpus, tmp_path):
     assert saved.config.model.tacotron2.attention.kind == "forward"
     table = (tmp_path / "study" / "study.md").read_text()
     assert "| forward |" in table and "4 updates per variant (2 finished)" in table
+    for kind in ("location_sensitive", "forward"):  # one sentence's free-running alignment, small, to commit
+        with np.load(alignment_file(tmp_path / "study", kind)) as saved:
+            assert saved["alignment"].dtype == np.float16 and saved["alignment"].ndim == 2
+            assert int(saved["step"]) == 4 and "focus" in str(saved["summary"])
+    assert (tmp_path / "study" / "alignments.png").stat().st_size > 10_000
+    alignment_file(tmp_path / "study", "forward").unlink()  # finished before alignments were recorded:
+    record_missing_alignments(tmp_path / "study", 4, None)  # made again from its final checkpoint
+    assert alignment_file(tmp_path / "study", "forward").is_file()
     mtime = (tmp_path / "study" / "forward" / "checkpoint_00000004.pt").stat().st_mtime_ns
     run_study(config, tiny_corpus, tmp_path / "study", variants, plan, progress=False)  # finished: read back
     assert (tmp_path / "study" / "forward" / "checkpoint_00000004.pt").stat().st_mtime_ns == mtime
@@ -378,6 +387,8 @@ def test_study_trains_and_compares_variants_and_resumes(tiny_corpus, tmp_path):
     (fresh / "forward.json").write_text(json.dumps(row))
     again = run_study(config, tiny_corpus, fresh.parent, variants[1:], plan, progress=False)
     assert again["rows"] == [row] and not (fresh.parent / "forward").exists()  # read, not trained
+    record_missing_alignments(fresh.parent, 4, None)  # no checkpoint here to make its alignment from
+    assert not alignment_file(fresh.parent, "forward").exists() and not (fresh.parent / "alignments.png").exists()
     # ...but only in the same study: one made on another corpus is refused, naming the file
     (fresh / "forward.json").write_text(json.dumps({**row, "study": {**row["study"], "corpus": "0123456789ab"}}))
     with pytest.raises(TTSError, match="forward.json was made by a study with another corpus"):
@@ -405,13 +416,15 @@ def test_the_study_report_compares_each_variant_with_the_best_paired_over_senten
         (tmp_path / "results" / f"{r['variant']}.json").write_text(json.dumps(r))
     (tmp_path / "cost.json").write_text(json.dumps({"results": {  # tts bench attention-cost, for one of them
         "good": {"seconds_per_update": 2.0, "update_relative": 1.25, "ms_per_decoder_step": 3.5}}}))
-    result = write_report(tmp_path, "c.yaml", "d", 1000)
+    np.savez(tmp_path / "results" / "good.alignment.npz", alignment=np.eye(12, 6, dtype=np.float16),
+             summary="focus 1.00", step=1000)  # the sentence's alignment of one of them
+    result = write_report(tmp_path, "c.yaml", "d", 1000, "A sentence.")
     table = (tmp_path / "study.md").read_text().splitlines()
     assert table[0].endswith("1000 updates per variant (2 finished).")
     assert table[4].startswith("| good | 500 (9.5) | 0.1 | – |")  # best first
     assert table[4].endswith("| 0.6 | 1.25 | 3.5 |")  # its run's clock, then the benchmark's side-by-side cost
     assert table[5].startswith("| worse | 500 (9.5) | 0.2 | +0.100 ± 0.058 |") and table[5].endswith("| 0.6 | – | – |")
     assert len(result["rows"]) == 2
-    for figure in ("curves", "cer_curves", "alignment", "cost"):
+    for figure in ("curves", "cer_curves", "alignment", "cost", "alignments"):
         assert (tmp_path / f"{figure}.png").stat().st_size > 10_000, figure
     assert not (tmp_path / "length.png").exists()  # no variant ran the suite

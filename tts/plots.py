@@ -60,14 +60,20 @@ def alignment_figure(alignment: np.ndarray, mel: np.ndarray | None = None, stop_
     return fig
 
 
-def alignment_grid(alignments: list[np.ndarray], captions: list[str], title: str) -> plt.Figure:
-    """Alignments ``(T_steps, T_text)`` of several checkpoints in one row (how alignment formed in training)."""
-    fig, axes = plt.subplots(1, len(alignments), figsize=(4.2 * len(alignments), 4.2), squeeze=False)
-    for ax, alignment, caption in zip(axes[0], alignments, captions):
+def alignment_grid(alignments: list[np.ndarray], captions: list[str], title: str, columns: int | None = None) -> plt.Figure:
+    """Alignments ``(T_steps, T_text)`` of several checkpoints side by side, ``columns`` to a row
+    (default: all in one row), e.g. how alignment formed in training or one sentence per mechanism."""
+    columns = min(columns or len(alignments), len(alignments))
+    rows = -(-len(alignments) // columns)
+    fig, axes = plt.subplots(rows, columns, figsize=(4.2 * columns, 4.2 * rows), squeeze=False)
+    for ax in axes.flat[len(alignments):]:
+        ax.axis("off")
+    for ax, alignment, caption in zip(axes.flat, alignments, captions):
         ax.imshow(np.asarray(alignment).T, origin="lower", aspect="auto", interpolation="none", cmap="viridis")
         ax.set_title(caption, fontsize=7)
         ax.set_xlabel("decoder step")
-    axes[0, 0].set_ylabel("input token")
+    for row in axes:
+        row[0].set_ylabel("input token")
     fig.suptitle(title, fontsize=9)
     fig.tight_layout()
     return fig

@@ -21,7 +21,7 @@ DATA=${DATA:-data/synthetic}
 parity=0
 [ "${1:-}" = "--with-parity" ] && parity=1
 mkdir -p exp/logs exp/attention_study/results
-cp -n docs/attention_study/results/*.json exp/attention_study/results/ 2>/dev/null || true
+cp -n docs/attention_study/results/* exp/attention_study/results/ 2>/dev/null || true
 [ -f docs/attention_study/cost.json ] && cp -n docs/attention_study/cost.json exp/attention_study/
 export OMP_NUM_THREADS=1
 

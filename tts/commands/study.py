@@ -21,17 +21,20 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+import numpy as np
+
 from tts import checkpoint
 from tts.commands.bench.timing import decoder_step_ms
 from tts.commands.evaluate import evaluate
 from tts.commands.options import add_device, device, positive_int
+from tts.commands.plot_alignment import free_running
 from tts.commands.report import read_metrics
 from tts.commands.robustness import run_suite
-from tts.commands.study_report import write_report
+from tts.commands.study_report import alignment_file, write_report
 from tts.config import load_config
 from tts.data import compute_features, require_corpus
 from tts.errors import TTSError
-from tts.fileio import writable_folder
+from tts.fileio import atomic_path, writable_folder
 from tts.metrics.asr import normalize_for_scoring
 from tts.synthesis import Synthesizer
 from tts.training.trainer import Trainer
@@ -39,6 +42,8 @@ from tts.training.trainer import Trainer
 ALIGNED_DIAGONAL, ALIGNED_FOCUS = 0.9, 0.5
 #: the suite's categories the study reads (the 100 held-out everyday sentences are for judging voices)
 STUDY_SUITE = ["one_word", "short_phrase", "everyday", "numbers", "tongue_twisters", "long"]
+#: the sentence (not in the corpus) whose free-running alignment the report shows for every variant
+ALIGNMENT_SENTENCE = "The kettle whistled while she read the morning paper."
 
 
 @dataclass
@@ -161,6 +166,24 @@ def finished_row(result_file: Path, variant: Variant, identity: dict) -> dict | 
     return row
 
 
+def record_alignment(loaded: checkpoint.LoadedModel, path: Path, device: str | None) -> None:
+    """Save the free-running alignment ``(T_steps, T_text)`` of :data:`ALIGNMENT_SENTENCE` (float16,
+    a few kB: commit it with the result file) with its attention summary and the checkpoint's step."""
+    panel = free_running(Synthesizer(loaded, device or "cpu"), ALIGNMENT_SENTENCE)
+    with atomic_path(path) as tmp, tmp.open("wb") as f:
+        np.savez_compressed(f, alignment=panel.alignment.astype(np.float16), summary=panel.report.summary(),
+                            step=loaded.step)
+
+
+def record_missing_alignments(out: Path, steps: int, device: str | None) -> None:
+    """The alignment file of every finished variant without one whose final checkpoint (update
+    ``steps``) is in the study folder: variants that finished before alignments were recorded."""
+    for result_file in sorted((out / "results").glob("*.json")):
+        final = out / result_file.stem / f"checkpoint_{steps:08d}.pt"
+        if not alignment_file(out, result_file.stem).is_file() and final.is_file():
+            record_alignment(checkpoint.load(final), alignment_file(out, result_file.stem), device)
+
+
 def run_variant(config_path: Path, data_root: Path, out: Path, variant: Variant, plan: StudyPlan,
                 device: str | None, progress: bool, identity: dict) -> dict:
     """Train one variant to ``plan.steps``, stopping every ``plan.curve_every`` updates for a curve
@@ -203,6 +226,7 @@ def run_variant(config_path: Path, data_root: Path, out: Path, variant: Variant,
             run_suite(synthesizer, exp / "suite", data_root=data_root, use_asr=plan.use_asr, use_mos=plan.use_mos,
                       progress=progress, categories=STUDY_SUITE)
         row["suite"] = json.loads((exp / "suite" / "summary.json").read_text())
+    record_alignment(loaded, alignment_file(out, variant.name), device)
     result_file.parent.mkdir(parents=True, exist_ok=True)
     result_file.write_text(json.dumps(row, indent=1))
     return row
@@ -237,7 +261,7 @@ def run_study(config_path: str | Path, data_root: str | Path, out: str | Path, v
     _claim(out, identity)
     for variant in variants:
         run_variant(config_path, data_root, out, variant, plan, device, progress, identity)
-    return write_report(out, str(config_path), str(data_root), plan.steps)
+    return write_report(out, str(config_path), str(data_root), plan.steps, ALIGNMENT_SENTENCE)
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -264,7 +288,8 @@ def register(sub: argparse._SubParsersAction) -> None:
 def run(args: argparse.Namespace) -> None:
     writable_folder(args.out)
     if args.report_only:
-        result = write_report(Path(args.out), args.config, args.data, args.steps)
+        record_missing_alignments(Path(args.out), args.steps, device(args))
+        result = write_report(Path(args.out), args.config, args.data, args.steps, ALIGNMENT_SENTENCE)
         print(Path(args.out, "study.md").read_text())
         print(f"{len(result['rows'])} finished variants: {args.out}/study.json")
         return

@@ -10,7 +10,7 @@ from pathlib import Path
 import numpy as np
 
 from tts.commands.robustness import LONG_MULTIPLES
-from tts.plots import figure_of_lines, save_figure, scatter_figure
+from tts.plots import alignment_grid, figure_of_lines, save_figure, scatter_figure
 
 
 def read_results(out: Path) -> list[dict]:
@@ -116,9 +116,30 @@ def length_figure(rows: list[dict], path: Path) -> None:
                                     "Reading long unsplit sentences"), path)
 
 
-def write_report(out: Path, config: str, data: str, steps: int) -> dict:
-    """``study.json``, ``study.md`` and the figures ``curves.png``, ``cer_curves.png``, ``alignment.png``, ``cost.png``
-    and ``length.png`` under ``out`` from its result files (and ``cost.json``, :func:`with_bench_cost`)."""
+def alignment_file(out: Path, name: str) -> Path:
+    """Where variant ``name``'s free-running alignment of the study's sentence is kept, beside its result file."""
+    return out / "results" / f"{name}.alignment.npz"
+
+
+def alignments_figure(rows: list[dict], out: Path, path: Path, sentence: str) -> None:
+    """One sentence's free-running alignment for every variant with an alignment file
+    (``out/results/<variant>.alignment.npz``), best test WER first, four to a row."""
+    panels = []
+    for row in sorted(rows, key=lambda r: r["test"].get("wer", float("inf"))):
+        file = alignment_file(out, row["variant"])
+        if file.is_file():
+            with np.load(file) as saved:
+                caption = f"{row['variant']} (test WER {row['test'].get('wer', '–')})\n{saved['summary']}"
+                panels.append((saved["alignment"].astype(np.float32), caption))
+    if panels:
+        save_figure(alignment_grid([a for a, _ in panels], [c for _, c in panels], f"free-running: {sentence}",
+                                   columns=4), path)
+
+
+def write_report(out: Path, config: str, data: str, steps: int, sentence: str) -> dict:
+    """``study.json``, ``study.md`` and the figures ``curves.png``, ``cer_curves.png``, ``alignment.png``, ``cost.png``,
+    ``length.png`` and ``alignments.png`` (the alignment files' ``sentence``, :func:`alignments_figure`) under ``out``
+    from its result files (and ``cost.json``, :func:`with_bench_cost`)."""
     rows = with_bench_cost(read_results(out), out)
     result = {"config": config, "data": data, "steps": steps, "rows": rows}
     out.mkdir(parents=True, exist_ok=True)
@@ -129,4 +150,5 @@ def write_report(out: Path, config: str, data: str, steps: int) -> dict:
     alignment_curves_figure(rows, out / "alignment.png")
     cost_figure(rows, out / "cost.png")
     length_figure(rows, out / "length.png")
+    alignments_figure(rows, out, out / "alignments.png", sentence)
     return result
