@@ -425,6 +425,6 @@ def test_the_study_report_compares_each_variant_with_the_best_paired_over_senten
     assert table[4].endswith("| 0.6 | 1.25 | 3.5 |")  # its run's clock, then the benchmark's side-by-side cost
     assert table[5].startswith("| worse | 500 (9.5) | 0.2 | +0.100 ± 0.058 |") and table[5].endswith("| 0.6 | – | – |")
     assert len(result["rows"]) == 2
-    for figure in ("curves", "cer_curves", "alignment", "cost", "alignments"):
+    for figure in ("wer_curves", "cer_curves", "diagonal_curves", "cost", "alignments"):
         assert (tmp_path / f"{figure}.png").stat().st_size > 10_000, figure
     assert not (tmp_path / "length.png").exists()  # no variant ran the suite

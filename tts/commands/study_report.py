@@ -79,7 +79,7 @@ def curves_figure(rows: list[dict], path: Path, key: str = "wer") -> None:
                                     "Learning to read"), path)
 
 
-def alignment_curves_figure(rows: list[dict], path: Path) -> None:
+def diagonal_curves_figure(rows: list[dict], path: Path) -> None:
     """Teacher-forced validation diagonal correlation against updates, one line per variant."""
     steps, lines = _curve_lines(rows, "val_diagonal")
     if lines:
@@ -137,17 +137,18 @@ def alignments_figure(rows: list[dict], out: Path, path: Path, sentence: str) ->
 
 
 def write_report(out: Path, config: str, data: str, steps: int, sentence: str) -> dict:
-    """``study.json``, ``study.md`` and the figures ``curves.png``, ``cer_curves.png``, ``alignment.png``, ``cost.png``,
-    ``length.png`` and ``alignments.png`` (the alignment files' ``sentence``, :func:`alignments_figure`) under ``out``
-    from its result files (and ``cost.json``, :func:`with_bench_cost`)."""
+    """``study.json``, ``study.md`` and the figures ``wer_curves.png``, ``cer_curves.png``,
+    ``diagonal_curves.png``, ``cost.png``, ``length.png`` and ``alignments.png`` (the alignment files'
+    ``sentence``, :func:`alignments_figure`) under ``out`` from its result files (and ``cost.json``,
+    :func:`with_bench_cost`)."""
     rows = with_bench_cost(read_results(out), out)
     result = {"config": config, "data": data, "steps": steps, "rows": rows}
     out.mkdir(parents=True, exist_ok=True)
     (out / "study.json").write_text(json.dumps(result, indent=1))
     (out / "study.md").write_text(study_table(result))
-    curves_figure(rows, out / "curves.png")
+    curves_figure(rows, out / "wer_curves.png")
     curves_figure(rows, out / "cer_curves.png", "cer")
-    alignment_curves_figure(rows, out / "alignment.png")
+    diagonal_curves_figure(rows, out / "diagonal_curves.png")
     cost_figure(rows, out / "cost.png")
     length_figure(rows, out / "length.png")
     alignments_figure(rows, out, out / "alignments.png", sentence)
