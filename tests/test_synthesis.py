@@ -334,8 +334,9 @@ def test_study_trains_and_compares_variants_and_resumes(tiny_corpus, tmp_path):
     import yaml
 
     from conftest import tiny_config_dict
-    from tts.commands.study import StudyPlan, Variant, attention_variants, record_missing_alignments, run_study
-    from tts.commands.study_report import alignment_file
+    from tts.commands.study import (ALIGNMENT_SENTENCE, StudyPlan, Variant, attention_variants,
+                                    record_missing_alignments, run_study)
+    from tts.commands.study_report import alignment_file, alignment_text
 
     config = tmp_path / "tiny.yaml"
     d = tiny_config_dict()
@@ -361,10 +362,15 @@ def test_study_trains_and_compares_variants_and_resumes(tiny_corpus, tmp_path):
         with np.load(alignment_file(tmp_path / "study", kind)) as saved:
             assert saved["alignment"].dtype == np.float16 and saved["alignment"].ndim == 2
             assert int(saved["step"]) == 4 and "focus" in str(saved["summary"])
+            assert str(saved["text"]) == ALIGNMENT_SENTENCE
     assert (tmp_path / "study" / "alignments.png").stat().st_size > 10_000
     alignment_file(tmp_path / "study", "forward").unlink()  # finished before alignments were recorded:
     record_missing_alignments(tmp_path / "study", 4, None)  # made again from its final checkpoint
-    assert alignment_file(tmp_path / "study", "forward").is_file()
+    assert alignment_text(alignment_file(tmp_path / "study", "forward")) == ALIGNMENT_SENTENCE
+    np.savez(alignment_file(tmp_path / "study", "forward"), alignment=np.eye(3, dtype=np.float16),
+             summary="", step=4, text="Another sentence.")  # recorded for a sentence the study no longer shows:
+    record_missing_alignments(tmp_path / "study", 4, None)  # made again as well
+    assert alignment_text(alignment_file(tmp_path / "study", "forward")) == ALIGNMENT_SENTENCE
     mtime = (tmp_path / "study" / "forward" / "checkpoint_00000004.pt").stat().st_mtime_ns
     run_study(config, tiny_corpus, tmp_path / "study", variants, plan, progress=False)  # finished: read back
     assert (tmp_path / "study" / "forward" / "checkpoint_00000004.pt").stat().st_mtime_ns == mtime
@@ -417,7 +423,9 @@ def test_the_study_report_compares_each_variant_with_the_best_paired_over_senten
     (tmp_path / "cost.json").write_text(json.dumps({"results": {  # tts bench attention-cost, for one of them
         "good": {"seconds_per_update": 2.0, "update_relative": 1.25, "ms_per_decoder_step": 3.5}}}))
     np.savez(tmp_path / "results" / "good.alignment.npz", alignment=np.eye(12, 6, dtype=np.float16),
-             summary="focus 1.00", step=1000)  # the sentence's alignment of one of them
+             summary="focus 1.00", step=1000, text="A sentence.")  # the sentence's alignment of one of them
+    np.savez(tmp_path / "results" / "worse.alignment.npz", alignment=np.eye(12, 6, dtype=np.float16),
+             summary="focus 1.00", step=1000, text="Another sentence.")  # of another: left out
     result = write_report(tmp_path, "c.yaml", "d", 1000, "A sentence.")
     table = (tmp_path / "study.md").read_text().splitlines()
     assert table[0].endswith("1000 updates per variant (2 finished).")
@@ -427,4 +435,5 @@ def test_the_study_report_compares_each_variant_with_the_best_paired_over_senten
     assert len(result["rows"]) == 2
     for figure in ("wer_curves", "cer_curves", "diagonal_curves", "cost", "alignments"):
         assert (tmp_path / f"{figure}.png").stat().st_size > 10_000, figure
+    assert Image.open(tmp_path / "alignments.png").width == 420  # one panel (4.2 in at 100 dpi): good's
     assert not (tmp_path / "length.png").exists()  # no variant ran the suite

@@ -30,7 +30,7 @@ from tts.commands.options import add_device, device, positive_int
 from tts.commands.plot_alignment import free_running
 from tts.commands.report import read_metrics
 from tts.commands.robustness import run_suite
-from tts.commands.study_report import alignment_file, write_report
+from tts.commands.study_report import alignment_file, alignment_text, write_report
 from tts.config import load_config
 from tts.data import compute_features, require_corpus
 from tts.errors import TTSError
@@ -168,20 +168,23 @@ def finished_row(result_file: Path, variant: Variant, identity: dict) -> dict | 
 
 def record_alignment(loaded: checkpoint.LoadedModel, path: Path, device: str | None) -> None:
     """Save the free-running alignment ``(T_steps, T_text)`` of :data:`ALIGNMENT_SENTENCE` (float16,
-    a few kB: commit it with the result file) with its attention summary and the checkpoint's step."""
+    a few kB: commit it with the result file) with the sentence, its attention summary and the
+    checkpoint's step."""
     panel = free_running(Synthesizer(loaded, device or "cpu"), ALIGNMENT_SENTENCE)
     with atomic_path(path) as tmp, tmp.open("wb") as f:
         np.savez_compressed(f, alignment=panel.alignment.astype(np.float16), summary=panel.report.summary(),
-                            step=loaded.step)
+                            step=loaded.step, text=ALIGNMENT_SENTENCE)
 
 
 def record_missing_alignments(out: Path, steps: int, device: str | None) -> None:
-    """The alignment file of every finished variant without one whose final checkpoint (update
-    ``steps``) is in the study folder: variants that finished before alignments were recorded."""
+    """The alignment file of every finished variant whose final checkpoint (update ``steps``) is in
+    the study folder and that has none of :data:`ALIGNMENT_SENTENCE` (variants that finished before
+    alignments were recorded, or recorded another sentence)."""
     for result_file in sorted((out / "results").glob("*.json")):
         final = out / result_file.stem / f"checkpoint_{steps:08d}.pt"
-        if not alignment_file(out, result_file.stem).is_file() and final.is_file():
-            record_alignment(checkpoint.load(final), alignment_file(out, result_file.stem), device)
+        file = alignment_file(out, result_file.stem)
+        if final.is_file() and alignment_text(file) != ALIGNMENT_SENTENCE:
+            record_alignment(checkpoint.load(final), file, device)
 
 
 def run_variant(config_path: Path, data_root: Path, out: Path, variant: Variant, plan: StudyPlan,

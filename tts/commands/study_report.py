@@ -121,13 +121,22 @@ def alignment_file(out: Path, name: str) -> Path:
     return out / "results" / f"{name}.alignment.npz"
 
 
+def alignment_text(file: Path) -> str | None:
+    """The sentence an alignment file was recorded for (None: no file, or one without its text)."""
+    if not file.is_file():
+        return None
+    with np.load(file) as saved:
+        return str(saved["text"]) if "text" in saved else None
+
+
 def alignments_figure(rows: list[dict], out: Path, path: Path, sentence: str) -> None:
-    """One sentence's free-running alignment for every variant with an alignment file
-    (``out/results/<variant>.alignment.npz``), best test WER first, four to a row."""
+    """``sentence``'s free-running alignment for every variant with an alignment file of it
+    (``out/results/<variant>.alignment.npz``; files of another sentence are left out), best test
+    WER first, four to a row."""
     panels = []
     for row in sorted(rows, key=lambda r: r["test"].get("wer", float("inf"))):
         file = alignment_file(out, row["variant"])
-        if file.is_file():
+        if alignment_text(file) == sentence:
             with np.load(file) as saved:
                 caption = f"{row['variant']} (test WER {row['test'].get('wer', '–')})\n{saved['summary']}"
                 panels.append((saved["alignment"].astype(np.float32), caption))
