@@ -442,3 +442,37 @@ def test_a_checkpoint_with_hifigans_old_discriminator_keys_still_reads(trained_v
     torch.save(payload, tmp_path / "old.pt")
     config = checkpoint.read(tmp_path / "old.pt").vocoder_config()
     assert config.vocoder.discriminators.channels == 32 and config.vocoder.discriminators.periods == [2, 3]
+
+
+def test_the_discriminators_a_config_names(tiny_corpus, tmp_path):
+    """vocoder.discriminators: the multi-period ones always, the three multi-scale ones unless
+    multi_scale is false, one multi-resolution one per FFT size; each sub-discriminator gives logits
+    and feature maps, a spectrogram's under bf16 autocast too; a GAN step trains them all."""
+    from tts.training.vocoder_trainer import VocoderTrainer
+    from tts.vocoders import build_discriminators
+
+    d = tiny_vocoder_dict(max_steps=1, validate_every=1000)
+    d["vocoder"]["discriminators"].update(periods=[2, 3], multi_scale=False, resolutions=[256, 512],
+                                          resolution_channels=4)
+    config = config_from_dict(d, VocoderExperimentConfig)
+    discriminators = build_discriminators(config.vocoder)
+    assert (len(discriminators.periods), len(discriminators.scales), len(discriminators.resolutions)) == (2, 0, 2)
+    wav = torch.randn(2, 1, 4096)
+    with torch.autocast("cpu", dtype=torch.bfloat16):
+        outputs = discriminators(wav)
+    assert len(outputs) == 4
+    logits, features = outputs[2]  # n_fft 256: 65 frames of 129 bins, halved in frequency three times
+    assert logits.shape == (2, 65 * 17) and len(features) == 6 and features[0].shape == (2, 4, 65, 129)
+    assert all(bool(torch.isfinite(f).all()) for _, maps in outputs for f in maps)
+    start = {k: v.clone() for k, v in discriminators.state_dict().items()}
+    trainer = VocoderTrainer(config, tiny_corpus, tmp_path / "mrd", progress=False)
+    trainer.discriminators.load_state_dict(start)
+    trainer.fit()
+    after = checkpoint.read(tmp_path / "mrd" / "checkpoint_00000001.pt").training["discriminators"]
+    for name in ("resolutions.0.convs.0", "periods.0.post"):
+        weight = f"{name}.parametrizations.weight.original1"
+        assert not torch.equal(start[weight], after[weight]), name
+    d["vocoder"]["discriminators"]["resolutions"] = [32]
+    with pytest.raises(TTSError, match=r"vocoder.discriminators.resolutions.*>= 64"):
+        config_from_dict(d, VocoderExperimentConfig)
+    assert VocoderExperimentConfig().vocoder.discriminators.multi_scale  # HiFi-GAN's by default

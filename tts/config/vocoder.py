@@ -37,12 +37,19 @@ class VocosConfig:
 
 @dataclass
 class DiscriminatorConfig:
-    """HiFi-GAN's discriminators (Kong et al. 2020), which train every generator kind: the
-    multi-period discriminator's ``periods`` and three multi-scale ones; ``channels``: the widest
-    layer (the paper's 1024; the other layers scale with it)."""
+    """The discriminators that train every generator kind: HiFi-GAN's (Kong et al. 2020)
+    multi-period discriminator over ``periods`` and, with ``multi_scale``, its three multi-scale
+    ones (``channels``: their widest layer, the paper's 1024; the other layers scale with it);
+    and a multi-resolution discriminator (Jang et al. 2021, UnivNet; Vocos's choice) with one
+    sub-discriminator per FFT size in ``resolutions`` (hop a quarter of it), ``resolution_channels``
+    wide, which judges magnitude spectrograms: full strength at a fraction of a waveform
+    discriminator's cost."""
 
     periods: list[int] = bounded_list([2, 3, 5, 7, 11], 2)
     channels: int = bounded(1024, 16)
+    multi_scale: bool = True
+    resolutions: list[int] = bounded_list([], 64)
+    resolution_channels: int = bounded(32, 1)
 
 
 @dataclass

@@ -7,8 +7,9 @@ with several kernel sizes and dilations) → a 7-tap convolution → tanh → wa
 ``(B, 1, T · prod(u))``; the product of the rates is the hop length. ResBlock1 (V1, V2) stacks
 two convolutions per dilation, ResBlock2 (V3) one. Discriminators: multi-period (the waveform
 folded into ``(T / p, p)`` for p in 2, 3, 5, 7, 11, 2-D convolutions along time) and
-multi-scale (raw, ×2 and ×4 average-pooled, grouped 1-D convolutions); each returns its logits
-and every layer's feature map for the feature-matching loss.
+multi-scale (raw, ×2 and ×4 average-pooled, grouped 1-D convolutions), and UnivNet's
+multi-resolution one (magnitude spectrograms at several FFT sizes, 2-D convolutions) that Vocos
+trains with; each returns its logits and every layer's feature map for the feature-matching loss.
 """
 
 from __future__ import annotations
@@ -174,16 +175,44 @@ class ScaleDiscriminator(nn.Module):
         return discriminator_stack(self.convs, self.post, wav)
 
 
-class Discriminators(nn.Module):
-    """The multi-period and the multi-scale discriminators: ``forward(wav (B, 1, T))`` →
-    a list of (logits, feature maps), one per sub-discriminator."""
+class ResolutionDiscriminator(nn.Module):
+    """UnivNet's (Jang et al. 2021) sub-discriminator of one resolution: the magnitude spectrogram
+    (``n_fft``, hop ``n_fft / 4``, Hann window of ``n_fft``) as an image ``(B, 1, T_frames, F)``;
+    2-D convolutions (3 × 9, frequency stride 2) across time and frequency."""
 
-    def __init__(self, periods: list[int], widest: int = 1024):
+    window: torch.Tensor
+
+    def __init__(self, n_fft: int, channels: int = 32):
+        super().__init__()
+        self.n_fft = n_fft
+        self.register_buffer("window", torch.hann_window(n_fft), persistent=False)
+        self.convs = nn.ModuleList([weight_norm(nn.Conv2d(1, channels, (3, 9), padding=(1, 4)))])
+        self.convs.extend(weight_norm(nn.Conv2d(channels, channels, (3, 9), (1, 2), padding=(1, 4)))
+                          for _ in range(3))
+        self.convs.append(weight_norm(nn.Conv2d(channels, channels, (3, 3), padding=(1, 1))))
+        self.post = weight_norm(nn.Conv2d(channels, 1, (3, 3), padding=(1, 1)))
+
+    def forward(self, wav: torch.Tensor) -> tuple[torch.Tensor, list[torch.Tensor]]:
+        """wav ``(B, 1, T)`` → logits ``(B, N)`` and feature maps (the spectrogram in float32)."""
+        with torch.autocast(wav.device.type, enabled=False):
+            spectrum = torch.stft(wav.squeeze(1).float(), self.n_fft, self.n_fft // 4, window=self.window,
+                                  return_complex=True).abs()
+        return discriminator_stack(self.convs, self.post, spectrum.transpose(1, 2).unsqueeze(1))
+
+
+class Discriminators(nn.Module):
+    """The multi-period discriminator over ``periods``, the three multi-scale ones (with
+    ``multi_scale``) and one multi-resolution sub-discriminator per FFT size in ``resolutions``:
+    ``forward(wav (B, 1, T))`` → a list of (logits, feature maps), one per sub-discriminator."""
+
+    def __init__(self, periods: list[int], widest: int = 1024, multi_scale: bool = True,
+                 resolutions: list[int] | None = None, resolution_channels: int = 32):
         super().__init__()
         self.periods = nn.ModuleList(PeriodDiscriminator(p, widest) for p in periods)
         self.scales = nn.ModuleList([ScaleDiscriminator(True, widest), ScaleDiscriminator(False, widest),
-                                     ScaleDiscriminator(False, widest)])
+                                     ScaleDiscriminator(False, widest)] if multi_scale else [])
         self.pool = nn.AvgPool1d(4, 2, padding=2)
+        self.resolutions = nn.ModuleList(ResolutionDiscriminator(n, resolution_channels) for n in resolutions or [])
 
     def forward(self, wav: torch.Tensor) -> list[tuple[torch.Tensor, list[torch.Tensor]]]:
         outputs = [d(wav) for d in self.periods]
@@ -192,7 +221,7 @@ class Discriminators(nn.Module):
             if i:
                 x = self.pool(x)
             outputs.append(d(x))
-        return outputs
+        return outputs + [d(wav) for d in self.resolutions]
 
 
 def discriminator_loss(real: list, fake: list) -> torch.Tensor:

@@ -20,5 +20,6 @@ def build_vocoder(config: VocoderConfig, audio: AudioConfig) -> Vocoder:
 
 
 def build_discriminators(config: VocoderConfig) -> nn.Module:
-    """The discriminators that train a generator of any kind (HiFi-GAN's)."""
-    return Discriminators(config.discriminators.periods, config.discriminators.channels)
+    """The discriminators that train a generator of any kind (``vocoder.discriminators``)."""
+    d = config.discriminators
+    return Discriminators(d.periods, d.channels, d.multi_scale, d.resolutions, d.resolution_channels)
