@@ -100,3 +100,33 @@ def test_the_bundled_voice_speaks_through_the_pretrained_hifigan_by_default():
     assert result.duration > 0.3 and 0.05 < float(abs(result.waveform).max()) <= 1.0
     plain = Synthesizer.from_checkpoint(changes={"vocoder": "griffin-lim"})
     assert isinstance(plain.vocoder, GriffinLim)
+
+
+def test_the_bundled_student_loads_by_name_and_vocodes_like_its_teacher(tmp_path, monkeypatch):
+    """--vocoder vocos-student: the fast student shipped in the package, a small Vocos in fp16,
+    which vocodes the bundled voice's mels close to its teacher's waveform (mel L1 between them
+    well under the gap to Griffin-Lim's); a missing file is one clear error."""
+    from tts import checkpoint
+    from tts.audio import MelSpectrogram
+    from tts.synthesis import Synthesizer
+    from tts.vocoders import GriffinLim, VocosGenerator
+
+    path = checkpoint.BUNDLED_VOCODERS["vocos-student"]
+    assert path.stat().st_size < 30e6
+    student = Synthesizer.from_checkpoint(changes={"vocoder": "vocos-student"})
+    assert isinstance(student.vocoder, VocosGenerator)
+    (result,) = student(["The kettle whistled while she read the morning paper."])
+    teacher = vocoder_from_option("hifigan", student.config.audio)
+    mel = MelSpectrogram(student.config.audio)
+
+    def distance(vocoder) -> float:
+        """Mel L1 between the vocoder's and the teacher's waveform of the sentence's mel."""
+        ours, theirs = (torch.from_numpy(student.vocode(result.mel, v))[None] for v in (vocoder, teacher))
+        frames = min(ours.shape[1], theirs.shape[1])
+        return float((mel(ours[:, :frames]) - mel(theirs[:, :frames])).abs().mean())
+
+    to_student, to_griffin_lim = distance(student.vocoder), distance(GriffinLim(student.config.audio))
+    assert to_student < 0.5 * to_griffin_lim, (to_student, to_griffin_lim)
+    monkeypatch.setitem(checkpoint.BUNDLED_VOCODERS, "vocos-student", tmp_path / "vocos_student.pt")
+    with pytest.raises(TTSError, match="the bundled vocoder .* is missing: restore it with 'git checkout"):
+        vocoder_from_option("vocos-student", student.config.audio)

@@ -297,7 +297,7 @@ class Synthesizer:
 
 
 #: the vocoders ``--vocoder`` knows by name (anything else is a vocoder checkpoint's path)
-NAMED_VOCODERS = ("griffin-lim", "hifigan", *PRETRAINED_HIFIGAN)
+NAMED_VOCODERS = ("griffin-lim", "hifigan", *PRETRAINED_HIFIGAN, *checkpoint.BUNDLED_VOCODERS)
 
 
 def vocoder_names(options: list[str]) -> list[str]:

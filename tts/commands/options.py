@@ -111,7 +111,8 @@ def inference_settings(items: list[str] | None) -> dict[str, Any]:
 
 
 VOCODER_HELP = ("hifigan (the default: the pretrained HiFi-GAN V1 that suits the bundled voice), hifigan-ljspeech, "
-                 "hifigan-universal, griffin-lim, or a vocoder checkpoint written by 'tts train-vocoder'")
+                 "hifigan-universal, vocos-student (its fast student, the bundled voice's), griffin-lim, or a "
+                 "vocoder checkpoint written by 'tts train-vocoder'")
 
 
 def add_vocoder(p: argparse.ArgumentParser, several: bool = False) -> None:

@@ -34,7 +34,7 @@ def _add_vocoder_options(p: argparse.ArgumentParser) -> None:
     p.add_argument("--iters", type=positive_int, help="Griffin-Lim iterations")
     p.add_argument("--vocoder", metavar="VOCODER", default="griffin-lim",
                    help="griffin-lim (the default here: the config's audio settings apply), hifigan, hifigan-ljspeech, "
-                        "hifigan-universal, or a vocoder checkpoint written by 'tts train-vocoder'")
+                        "hifigan-universal, vocos-student, or a vocoder checkpoint written by 'tts train-vocoder'")
 
 
 def standalone_vocoder(args: argparse.Namespace) -> Vocoder:

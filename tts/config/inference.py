@@ -37,8 +37,8 @@ class InferenceConfig:
     ``split_sentences`` is off: then a text is said in one go), batches ``batch_size`` of them
     and joins the sentences of one text with ``sentence_pause`` seconds of silence. ``vocoder``
     turns the mels into sound: ``hifigan`` (the pretrained HiFi-GAN V1 that suits this project's
-    voice best), ``hifigan-ljspeech``, ``hifigan-universal``, ``griffin-lim`` (with the
-    ``griffin_lim`` settings) or the path of a vocoder checkpoint.
+    voice best), ``hifigan-ljspeech``, ``hifigan-universal``, ``vocos-student`` (its fast student,
+    bundled), ``griffin-lim`` (with the ``griffin_lim`` settings) or the path of a vocoder checkpoint.
     """
 
     stop_threshold: float = bounded(0.5, 0.0, 1.0)
