@@ -42,8 +42,7 @@ class DiscriminatorConfig:
     ones (``channels``: their widest layer, the paper's 1024; the other layers scale with it);
     and a multi-resolution discriminator (Jang et al. 2021, UnivNet; Vocos's choice) with one
     sub-discriminator per FFT size in ``resolutions`` (hop a quarter of it), ``resolution_channels``
-    wide, which judges magnitude spectrograms: full strength at a fraction of a waveform
-    discriminator's cost."""
+    wide, which judges magnitude spectrograms."""
 
     periods: list[int] = bounded_list([2, 3, 5, 7, 11], 2)
     channels: int = bounded(1024, 16)

@@ -193,7 +193,8 @@ class ResolutionDiscriminator(nn.Module):
         self.post = weight_norm(nn.Conv2d(channels, 1, (3, 3), padding=(1, 1)))
 
     def forward(self, wav: torch.Tensor) -> tuple[torch.Tensor, list[torch.Tensor]]:
-        """wav ``(B, 1, T)`` → logits ``(B, N)`` and feature maps (the spectrogram in float32)."""
+        """wav ``(B, 1, T)`` → logits ``(B, N)`` and feature maps (the spectrogram is taken in float32
+        whatever the autocast)."""
         with torch.autocast(wav.device.type, enabled=False):
             spectrum = torch.stft(wav.squeeze(1).float(), self.n_fft, self.n_fft // 4, window=self.window,
                                   return_complex=True).abs()
