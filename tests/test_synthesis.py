@@ -406,19 +406,21 @@ def test_study_trains_and_compares_variants_and_resumes(tiny_corpus, tmp_path):
 def test_the_study_report_compares_each_variant_with_the_best_paired_over_sentences(tmp_path):
     from tts.commands.study_report import paired_wer_difference, write_report
 
-    def row(name: str, errors: list[int], wer: float) -> dict:
-        return {"variant": name, "aligned_at": {"step": 500, "minutes": 9.5}, "seconds_per_update": 0.6,
+    def row(name: str, errors: list[int], wer: float, overrides: list[str]) -> dict:
+        return {"variant": name, "overrides": overrides, "aligned_at": {"step": 500, "minutes": 9.5},
+                "seconds_per_update": 0.6,
                 "decoder_step_ms": 1.2, "test": {"wer": wer, "cer": wer / 2, "attention_failures": {
                     "skips": 0, "repeats": 1, "early_stops": 0, "step_limit_hits": 0, "first_token_skips": 0}},
                 "test_utterances": {"ids": ["a", "b", "c"], "word_errors": errors, "words": [10, 10, 10]},
                 "curve": [{"step": 500, "wer": wer + 0.2, "cer": wer, "val_diagonal": 0.5},
                           {"step": 1000, "wer": wer, "cer": wer / 2, "val_diagonal": 0.9}]}
 
-    good, worse = row("good", [0, 1, 2], 0.1), row("worse", [1, 3, 2], 0.2)
+    good, worse = row("good", [0, 1, 2], 0.1, ["k=good"]), row("worse", [1, 3, 2], 0.2, ["k=worse"])
+    repeat = row("good_seed2", [2, 3, 2], 0.23, ["k=good", "train.seed=2"])  # good again with another seed
     mean, error = paired_wer_difference(worse, good)
     assert mean == pytest.approx(0.1) and error == pytest.approx(np.std([0.1, 0.2, 0.0], ddof=1) / np.sqrt(3))
     (tmp_path / "results").mkdir()
-    for r in (worse, good):
+    for r in (worse, good, repeat):
         (tmp_path / "results" / f"{r['variant']}.json").write_text(json.dumps(r))
     (tmp_path / "cost.json").write_text(json.dumps({"results": {  # tts bench attention-cost, for one of them
         "good": {"seconds_per_update": 2.0, "update_relative": 1.25, "ms_per_decoder_step": 3.5}}}))
@@ -428,11 +430,15 @@ def test_the_study_report_compares_each_variant_with_the_best_paired_over_senten
              summary="focus 1.00", step=1000, text="Another sentence.")  # of another: left out
     result = write_report(tmp_path, "c.yaml", "d", 1000, "A sentence.")
     table = (tmp_path / "study.md").read_text().splitlines()
-    assert table[0].endswith("1000 updates per variant (2 finished).")
+    assert table[0].endswith("1000 updates per variant (2 finished, 1 repeated with another seed).")
     assert table[4].startswith("| good | 500 (9.5) | 0.1 | – |")  # best first
     assert table[4].endswith("| 0.6 | 1.25 | 3.5 |")  # its run's clock, then the benchmark's side-by-side cost
     assert table[5].startswith("| worse | 500 (9.5) | 0.2 | +0.100 ± 0.058 |") and table[5].endswith("| 0.6 | – | – |")
-    assert len(result["rows"]) == 2
+    assert table[6:] == ["", "The same variants with another seed:", "",
+                         "| repeat (of) | seed | test WER (repeat / first) | repeat − first (± SE) | "
+                         "CER (repeat / first) | aligned at update (repeat / first) |", "|---|---|---|---|---|---|",
+                         "| good_seed2 (good) | 2 | 0.23 / 0.1 | +0.133 ± 0.067 | 0.115 / 0.05 | 500 / 500 |"]
+    assert len(result["rows"]) == 3
     for figure in ("wer_curves", "cer_curves", "diagonal_curves", "cost", "alignments"):
         assert (tmp_path / f"{figure}.png").stat().st_size > 10_000, figure
     assert Image.open(tmp_path / "alignments.png").width == 420  # one panel (4.2 in at 100 dpi): good's

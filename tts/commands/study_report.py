@@ -1,6 +1,9 @@
 """The report of a study (``tts study``): from the result files of the finished variants, a table
 with each variant's difference to the best one and its standard error (paired over the same test
-sentences), learning curves and length generalization."""
+sentences), learning curves and length generalization. A variant that repeats another with another
+``train.seed`` (a *repeat*) is left out of the table and the figures and compared with the run it
+repeats in a second table: what the seed alone changes, against which differences between variants
+are read."""
 
 from __future__ import annotations
 
@@ -34,12 +37,55 @@ def paired_wer_difference(row: dict, best: dict) -> tuple[float, float] | None:
     return float(values.mean()), float(values.std(ddof=1) / np.sqrt(len(values)))
 
 
+def _without_seed(overrides: list[str]) -> list[str]:
+    return [o for o in overrides if not o.startswith("train.seed=")]
+
+
+def split_repeats(rows: list[dict]) -> tuple[list[dict], list[tuple[dict, dict]]]:
+    """The rows of first runs, and a ``(repeat, first run)`` pair for every finished repeat: a
+    variant whose overrides are another finished variant's plus ``train.seed=...``."""
+    by_overrides = {tuple(row.get("overrides", [])): row for row in rows
+                    if _without_seed(row.get("overrides", [])) == row.get("overrides", [])}
+    firsts, repeats = [], []
+    for row in rows:
+        overrides = row.get("overrides", [])
+        first = by_overrides.get(tuple(_without_seed(overrides)))
+        if overrides != _without_seed(overrides) and first is not None:
+            repeats.append((row, first))
+        else:
+            firsts.append(row)
+    return firsts, repeats
+
+
+def _by_test_wer(rows: list[dict]) -> list[dict]:
+    return sorted(rows, key=lambda r: r["test"].get("wer", float("inf")))
+
+
+def seeds_table(repeats: list[tuple[dict, dict]]) -> str:
+    """A markdown table of every repeat beside the run it repeats: test WER, its paired difference,
+    CER and the update at which each aligned (empty without repeats)."""
+    if not repeats:
+        return ""
+    lines = ["| repeat (of) | seed | test WER (repeat / first) | repeat − first (± SE) | CER (repeat / first) | "
+             "aligned at update (repeat / first) |", "|" + "---|" * 6]
+    for repeat, first in sorted(repeats, key=lambda pair: pair[1]["test"].get("wer", float("inf"))):
+        seed = ", ".join(o.partition("=")[2] for o in repeat["overrides"] if o.startswith("train.seed="))
+        paired = paired_wer_difference(repeat, first)
+        versus = f"{paired[0]:+.3f} ± {paired[1]:.3f}" if paired else "–"
+        steps = [str(r["aligned_at"]["step"] or "not aligned") for r in (repeat, first)]
+        lines.append(f"| {repeat['variant']} ({first['variant']}) | {seed} | {repeat['test'].get('wer', '–')} / "
+                     f"{first['test'].get('wer', '–')} | {versus} | {repeat['test'].get('cer', '–')} / "
+                     f"{first['test'].get('cer', '–')} | {steps[0]} / {steps[1]} |")
+    return "\n".join(lines) + "\n"
+
+
 def study_table(result: dict) -> str:
-    """A markdown table of the study, best test WER first."""
-    rows = sorted(result["rows"], key=lambda r: r["test"].get("wer", float("inf")))
+    """A markdown table of the study's first runs, best test WER first, then :func:`seeds_table`."""
+    firsts, repeats = split_repeats(result["rows"])
+    rows = _by_test_wer(firsts)
     best = rows[0] if rows else {}
     lines = [f"Study of `{result['config']}` on `{result['data']}`, {result['steps']} updates per variant "
-             f"({len(rows)} finished).", "",
+             f"({len(rows)} finished, {len(repeats)} repeated with another seed).", "",
              "| variant | aligned at update (min) | test WER | vs best (± SE) | CER | utterances with skips / repeats / "
              "early stops / step-limit hits | first-token skips | long CER 1x / 2x / 3x | s per update (its run) | "
              "update cost (bench, x cheapest) | ms per decoder step (bench) |", "|" + "---|" * 11]
@@ -55,7 +101,8 @@ def study_table(result: dict) -> str:
                      f"{fails['skips']} / {fails['repeats']} / {fails['early_stops']} / {fails['step_limit_hits']} | "
                      f"{fails['first_token_skips']} | {long_text} | {row.get('seconds_per_update', '–')} | "
                      f"{row.get('bench_update_relative', '–')} | {row.get('bench_decoder_step_ms', '–')} |")
-    return "\n".join(lines) + "\n"
+    seeds = seeds_table(repeats)
+    return "\n".join(lines) + "\n" + (f"\nThe same variants with another seed:\n\n{seeds}" if seeds else "")
 
 
 def _curve_lines(rows: list[dict], key: str) -> tuple[list[int], dict[str, list[float]]]:
@@ -134,7 +181,7 @@ def alignments_figure(rows: list[dict], out: Path, path: Path, sentence: str) ->
     (``out/results/<variant>.alignment.npz``; files of another sentence are left out), best test
     WER first, four to a row."""
     panels = []
-    for row in sorted(rows, key=lambda r: r["test"].get("wer", float("inf"))):
+    for row in _by_test_wer(rows):
         file = alignment_file(out, row["variant"])
         if alignment_text(file) == sentence:
             with np.load(file) as saved:
@@ -149,9 +196,10 @@ def write_report(out: Path, config: str, data: str, steps: int, sentence: str) -
     """``study.json``, ``study.md`` and the figures ``wer_curves.png``, ``cer_curves.png``,
     ``diagonal_curves.png``, ``cost.png``, ``length.png`` and ``alignments.png`` (the alignment files'
     ``sentence``, :func:`alignments_figure`) under ``out`` from its result files (and ``cost.json``,
-    :func:`with_bench_cost`)."""
-    rows = with_bench_cost(read_results(out), out)
-    result = {"config": config, "data": data, "steps": steps, "rows": rows}
+    :func:`with_bench_cost`); the figures show first runs only (:func:`split_repeats`)."""
+    every_row = with_bench_cost(read_results(out), out)
+    result = {"config": config, "data": data, "steps": steps, "rows": every_row}
+    rows, _ = split_repeats(every_row)
     out.mkdir(parents=True, exist_ok=True)
     (out / "study.json").write_text(json.dumps(result, indent=1))
     (out / "study.md").write_text(study_table(result))
