@@ -85,7 +85,7 @@ def study_table(result: dict) -> str:
     rows = _by_test_wer(firsts)
     best = rows[0] if rows else {}
     lines = [f"Study of `{result['config']}` on `{result['data']}`, {result['steps']} updates per variant "
-             f"({len(rows)} finished, {len(repeats)} repeated with another seed).", "",
+             f"({len(rows)} finished{f', {len(repeats)} repeated with another seed' if repeats else ''}).", "",
              "| variant | aligned at update (min) | test WER | vs best (± SE) | CER | utterances with skips / repeats / "
              "early stops / step-limit hits | first-token skips | long CER 1x / 2x / 3x | s per update (its run) | "
              "update cost (bench, x cheapest) | ms per decoder step (bench) |", "|" + "---|" * 11]
