@@ -45,8 +45,8 @@ ranked_kinds() {
   "${STUDY[@]}" --report-only > /dev/null
   .venv/bin/python -c '
 import json
-rows = json.load(open("exp/attention_study/study.json"))["rows"]
-firsts = [r for r in rows if not any(o.startswith("train.seed=") for o in r["overrides"])]
+from tts.commands.study_report import split_repeats
+firsts, _ = split_repeats(json.load(open("exp/attention_study/study.json"))["rows"])
 print(" ".join(r["variant"] for r in sorted(firsts, key=lambda r: (r["test"]["wer"], r["test"]["cer"]))))'
 }
 seed2() {
