@@ -443,3 +443,12 @@ def test_the_study_report_compares_each_variant_with_the_best_paired_over_senten
         assert (tmp_path / f"{figure}.png").stat().st_size > 10_000, figure
     assert Image.open(tmp_path / "alignments.png").width == 420  # one panel (4.2 in at 100 dpi): good's
     assert not (tmp_path / "length.png").exists()  # no variant ran the suite
+
+
+def test_the_study_ranks_by_test_wer_and_breaks_ties_by_cer():
+    from tts.commands.study_report import by_reading
+
+    rows = [{"variant": name, "test": {"wer": wer, "cer": cer}}
+            for name, wer, cer in [("tied_worse_cer", 0.5, 0.4), ("unread", 0.2, 0.1), ("tied_better_cer", 0.5, 0.3)]]
+    rows.append({"variant": "no_test_yet", "test": {}})
+    assert [r["variant"] for r in by_reading(rows)] == ["unread", "tied_better_cer", "tied_worse_cer", "no_test_yet"]

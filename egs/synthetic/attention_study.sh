@@ -40,14 +40,14 @@ lane_b() {
   "${STUDY[@]}" --kinds forward stepwise_monotonic hybrid location luong_concat hard luong_local_p
 }
 
-# the study's first runs, best test WER first (CER breaks ties)
+# the study's first runs, best reader first (the report's ranking)
 ranked_kinds() {
   "${STUDY[@]}" --report-only > /dev/null
   .venv/bin/python -c '
 import json
-from tts.commands.study_report import split_repeats
+from tts.commands.study_report import by_reading, split_repeats
 firsts, _ = split_repeats(json.load(open("exp/attention_study/study.json"))["rows"])
-print(" ".join(r["variant"] for r in sorted(firsts, key=lambda r: (r["test"]["wer"], r["test"]["cer"]))))'
+print(" ".join(r["variant"] for r in by_reading(firsts)))'
 }
 seed2() {
   for kind in "$@"; do echo "${kind}_seed2:model.tacotron2.attention.kind=${kind},train.seed=2"; done

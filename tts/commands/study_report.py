@@ -57,8 +57,14 @@ def split_repeats(rows: list[dict]) -> tuple[list[dict], list[tuple[dict, dict]]
     return firsts, repeats
 
 
-def _by_test_wer(rows: list[dict]) -> list[dict]:
-    return sorted(rows, key=lambda r: r["test"].get("wer", float("inf")))
+def _reading_rank(row: dict) -> tuple[float, float]:
+    return row["test"].get("wer", float("inf")), row["test"].get("cer", float("inf"))
+
+
+def by_reading(rows: list[dict]) -> list[dict]:
+    """``rows`` best reader first: lowest test WER, lower CER breaking ties (the study's ranking:
+    the table, the figures and which mechanisms get a second seed)."""
+    return sorted(rows, key=_reading_rank)
 
 
 def seeds_table(repeats: list[tuple[dict, dict]]) -> str:
@@ -68,7 +74,7 @@ def seeds_table(repeats: list[tuple[dict, dict]]) -> str:
         return ""
     lines = ["| repeat (of) | seed | test WER (repeat / first) | repeat − first (± SE) | CER (repeat / first) | "
              "aligned at update (repeat / first) |", "|" + "---|" * 6]
-    for repeat, first in sorted(repeats, key=lambda pair: pair[1]["test"].get("wer", float("inf"))):
+    for repeat, first in sorted(repeats, key=lambda pair: _reading_rank(pair[1])):
         seed = ", ".join(o.partition("=")[2] for o in repeat["overrides"] if o.startswith("train.seed="))
         paired = paired_wer_difference(repeat, first)
         versus = f"{paired[0]:+.3f} ± {paired[1]:.3f}" if paired else "–"
@@ -82,7 +88,7 @@ def seeds_table(repeats: list[tuple[dict, dict]]) -> str:
 def study_table(result: dict) -> str:
     """A markdown table of the study's first runs, best test WER first, then :func:`seeds_table`."""
     firsts, repeats = split_repeats(result["rows"])
-    rows = _by_test_wer(firsts)
+    rows = by_reading(firsts)
     best = rows[0] if rows else {}
     lines = [f"Study of `{result['config']}` on `{result['data']}`, {result['steps']} updates per variant "
              f"({len(rows)} finished{f', {len(repeats)} repeated with another seed' if repeats else ''}).", "",
@@ -181,7 +187,7 @@ def alignments_figure(rows: list[dict], out: Path, path: Path, sentence: str) ->
     (``out/results/<variant>.alignment.npz``; files of another sentence are left out), best test
     WER first, four to a row."""
     panels = []
-    for row in _by_test_wer(rows):
+    for row in by_reading(rows):
         file = alignment_file(out, row["variant"])
         if alignment_text(file) == sentence:
             with np.load(file) as saved:
