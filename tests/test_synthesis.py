@@ -399,6 +399,16 @@ def test_study_trains_and_compares_variants_and_resumes(tiny_corpus, tmp_path):
     (fresh / "forward.json").write_text(json.dumps({**row, "study": {**row["study"], "corpus": "0123456789ab"}}))
     with pytest.raises(TTSError, match="forward.json was made by a study with another corpus"):
         run_study(config, tiny_corpus, fresh.parent, variants[1:], plan, progress=False)
+    # a second seed of a finished variant (as the recipe trains the five best): its own run, compared
+    # with its first run in the seeds table and left out of the main table
+    repeat = Variant.parse("forward_seed2:model.tacotron2.attention.kind=forward,train.seed=2")
+    result = run_study(config, tiny_corpus, tmp_path / "study", [repeat], plan, progress=False)
+    rows = {row["variant"]: row for row in result["rows"]}
+    assert checkpoint.read(tmp_path / "study" / "forward_seed2" / "checkpoint_00000004.pt").config.train.seed == 2
+    assert rows["forward_seed2"]["val_loss"] != rows["forward"]["val_loss"]  # another initialization and batches
+    table = (tmp_path / "study" / "study.md").read_text()
+    assert "4 updates per variant (2 finished, 1 repeated with another seed)" in table
+    assert "| forward_seed2 (forward) | 2 |" in table and "| forward_seed2 |" not in table
     with pytest.raises(TTSError, match="NAME or NAME:key=value"):
         Variant.parse("bad name:x=1")
 
