@@ -5,6 +5,7 @@ import sys
 import numpy as np
 import pytest
 import soundfile as sf
+import torch
 from PIL import Image
 
 from tts import checkpoint
@@ -337,6 +338,7 @@ def test_study_trains_and_compares_variants_and_resumes(tiny_corpus, tmp_path):
     from tts.commands.study import (ALIGNMENT_SENTENCE, StudyPlan, Variant, attention_variants,
                                     record_missing_alignments, run_study)
     from tts.commands.study_report import alignment_file, alignment_text
+    from tts.devices import describe_device
 
     config = tmp_path / "tiny.yaml"
     d = tiny_config_dict()
@@ -352,6 +354,7 @@ def test_study_trains_and_compares_variants_and_resumes(tiny_corpus, tmp_path):
         assert row["curve"][0]["val_loss"] != row["curve"][1]["val_loss"]  # the validation of its own step
         assert row["seconds_per_update"] * 4 / 60 == pytest.approx(row["training_minutes"], abs=0.051)  # minutes: 0.1
         assert 0 < row["decoder_step_ms"] < 1000
+        assert row["trained_on"] == [describe_device(torch.device("cpu"))]  # one session, this machine
         saved = json.loads((tmp_path / "study" / "results" / f"{row['variant']}.json").read_text())
         assert saved == row  # the small result file to commit
     saved = checkpoint.read(tmp_path / "study" / "forward" / "checkpoint_00000004.pt")

@@ -388,6 +388,25 @@ def test_resume_rewrites_metrics_after_the_checkpoint_and_cleans_temp_files(tiny
     Trainer(make_config(max_steps=4, checkpoint_every=2), tiny_corpus, exp, resume=True, progress=False).fit()
     steps = [json.loads(line)["step"] for line in (exp / "metrics.jsonl").read_text().splitlines() if '"val"' not in line]
     assert steps == [1, 2, 3, 4] and not list(exp.glob(".*.tmp"))
+    # the sessions that made the run: the first from step 0, the resume from step 2; a session that
+    # started after the checkpoint resumed from left nothing in it and is dropped
+    sessions = [json.loads(line) for line in (exp / "sessions.jsonl").read_text().splitlines()]
+    assert [s["step"] for s in sessions] == [0, 2]
+    assert all(s["device"].startswith("cpu (") and s["torch"] == torch.__version__ for s in sessions)
+    (exp / "checkpoint_00000004.pt").unlink()
+    Trainer(make_config(max_steps=4, checkpoint_every=2), tiny_corpus, exp, resume=True, progress=False).fit()
+    assert [json.loads(line)["step"] for line in (exp / "sessions.jsonl").read_text().splitlines()] == [0, 2]
+
+
+def test_a_device_is_described_by_its_cpu_model_and_threads(monkeypatch):
+    from tts.devices import describe_device
+
+    model = next(line.partition(":")[2].strip() for line in Path("/proc/cpuinfo").read_text().splitlines()
+                 if line.startswith("model name"))
+    monkeypatch.setattr(torch, "get_num_threads", lambda: 1)
+    assert describe_device(torch.device("cpu")) == f"cpu ({model}, 1 thread)"
+    monkeypatch.setattr(torch, "get_num_threads", lambda: 2)
+    assert describe_device(torch.device("cpu")) == f"cpu ({model}, 2 threads)"
 
 
 def test_an_unwritable_folder_and_a_foreign_warm_start_are_one_line_errors(tiny_corpus, tmp_path):

@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import platform
+from pathlib import Path
+
 import torch
 
 from tts.errors import TTSError
@@ -28,3 +31,24 @@ def resolve_device(requested: str | None, int8: bool = False) -> str:
     elif device.type != "cpu":
         raise TTSError(f"--device {requested}: only cpu and cuda are supported")
     return requested
+
+
+def describe_device(device: torch.device) -> str:
+    """What ``device`` is, for a run's records: the GPU's name, or the CPU's model and the threads
+    torch computes with (a bf16 run's numbers depend on the CPU's kernels: the same seed on another
+    CPU is another run)."""
+    if device.type == "cuda":
+        return f"{device} ({torch.cuda.get_device_name(device)})"
+    threads = torch.get_num_threads()
+    return f"cpu ({_cpu_model()}, {threads} thread{'' if threads == 1 else 's'})"
+
+
+def _cpu_model() -> str:
+    """The CPU's model name (``/proc/cpuinfo`` on Linux, else what :mod:`platform` knows)."""
+    try:
+        for line in Path("/proc/cpuinfo").read_text().splitlines():
+            if line.startswith("model name"):
+                return line.partition(":")[2].strip()
+    except OSError:
+        pass
+    return platform.processor() or platform.machine() or "unknown CPU"

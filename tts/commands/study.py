@@ -6,7 +6,7 @@ features, training (resumable: an interrupted study continues with the variant a
 stopped at), ``tts evaluate`` on the test split and, optionally, the robustness suite. The study
 folder remembers its config, corpus and steps and refuses to continue with others.
 
-Per variant: steps and training minutes to alignment (the first validation whose teacher-forced
+Per variant: the devices that trained it, steps and training minutes to alignment (the first validation whose teacher-forced
 diagonal correlation reaches 0.9 with a focus rate of at least 0.5, as ``tts bench attention``
 counts them), validation loss, test WER/CER, attention failures, first-token skips, and CER on the
 suite's long unsplit sentences at 1×, 2× and 3× the longest training utterance.
@@ -37,6 +37,7 @@ from tts.errors import TTSError
 from tts.fileio import atomic_path, writable_folder
 from tts.metrics.asr import normalize_for_scoring
 from tts.synthesis import Synthesizer
+from tts.training.experiment import ExperimentFolder
 from tts.training.trainer import Trainer
 
 ALIGNED_DIAGONAL, ALIGNED_FOCUS = 0.9, 0.5
@@ -139,6 +140,12 @@ def curve_point(loaded: checkpoint.LoadedModel, data_root: Path, out: Path, limi
             "attention_failures": summary["attention_failures"]}
 
 
+def training_devices(exp: Path) -> list[str]:
+    """The devices that trained the run in ``exp``, in the order its sessions started (bf16
+    numbers depend on the CPU: the same seed on another CPU is another run)."""
+    return list(dict.fromkeys(session["device"] for session in ExperimentFolder(exp).read_sessions()))
+
+
 def utterance_errors(eval_dir: Path) -> dict[str, list[int]]:
     """Per test utterance (in order): word errors and reference words, for paired comparisons."""
     rows = json.loads((eval_dir / "utterances.json").read_text())
@@ -221,7 +228,8 @@ def run_variant(config_path: Path, data_root: Path, out: Path, variant: Variant,
                            "seconds_per_update": round(train_seconds / plan.steps, 3),
                            "decoder_step_ms": decoder_step_ms(loaded.model),
                            "val_loss": validation[-1]["loss"], "val_diagonal": validation[-1]["attention_diagonal"],
-                           "val_first_token_skips": validation[-1].get("first_token_skips"), "curve": curve,
+                           "val_first_token_skips": validation[-1].get("first_token_skips"),
+                           "trained_on": training_devices(exp), "curve": curve,
                            "test": json.loads((exp / "eval" / "summary.json").read_text()),
                            "test_utterances": utterance_errors(exp / "eval")}
     if plan.suite:

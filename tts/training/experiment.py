@@ -1,5 +1,6 @@
-"""An experiment folder: its lock, checkpoints (last K + best), ``metrics.jsonl``, and the
-random state a checkpoint carries for exact resume.
+"""An experiment folder: its lock, checkpoints (last K + best), ``metrics.jsonl``,
+``sessions.jsonl`` (where and with what each start or resume of the run trained), and the random
+state a checkpoint carries for exact resume.
 
 One training process owns a folder at a time (an exclusive ``flock`` on ``.lock``, released by
 the kernel when the process dies, so a crash leaves no stale lock). Checkpoints are written by
@@ -133,6 +134,25 @@ class ExperimentFolder:
         with open(self.metrics, "a") as fh:
             fh.write(json.dumps(record) + "\n")
             fh.flush()
+
+    # ------------------------------------------------------------------ sessions.jsonl
+    @property
+    def sessions(self) -> Path:
+        return self.folder / "sessions.jsonl"
+
+    def read_sessions(self) -> list[dict]:
+        """The records of the sessions that trained this run, in order (none before any)."""
+        if not self.sessions.is_file():
+            return []
+        return [json.loads(line) for line in self.sessions.read_text().splitlines() if line.strip()]
+
+    def log_session(self, record: dict) -> None:
+        """Record a session starting at ``record["step"]``; sessions that started at or after it
+        left no checkpoint this run continues from, and are dropped."""
+        kept = [s for s in self.read_sessions() if s["step"] < record["step"]] + [record]
+        tmp = self.sessions.with_suffix(".jsonl.tmp")
+        tmp.write_text("".join(json.dumps(s) + "\n" for s in kept))
+        os.replace(tmp, self.sessions)
 
     def truncate_log(self, step: int) -> None:
         """Keep the records up to ``step`` (a resumed run writes the later ones again) and drop a

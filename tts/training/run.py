@@ -1,7 +1,7 @@
 """What every training run shares, whatever it trains: the distributed set-up, the locked
 experiment folder, atomic checkpoints and exact resume, warm start, deferred Ctrl-C / SIGTERM,
 mixed precision, the non-finite-step guard, and the logs (``train.log``, ``metrics.jsonl``,
-TensorBoard).
+``sessions.jsonl``, TensorBoard).
 
 A trainer subclasses :class:`TrainingRun`: it builds its data and models, calls :meth:`open`,
 and implements the hooks (``_train``, ``_write_checkpoint``, ``_optimizer_states``,
@@ -17,6 +17,7 @@ import logging
 import math
 import os
 import signal
+import socket
 import threading
 import time
 from dataclasses import dataclass
@@ -29,7 +30,7 @@ import torch.distributed as dist
 from tts import checkpoint
 from tts.config import save_config
 from tts.config.experiment import Config
-from tts.devices import resolve_device
+from tts.devices import describe_device, resolve_device
 from tts.errors import Interrupted, TTSError
 from tts.fileio import WriteError
 from tts.training.experiment import ExperimentFolder, rng_state, set_rng_state
@@ -169,6 +170,12 @@ class TrainingRun(Generic[Config]):
         log.setLevel(logging.INFO)
         self._writer = SummaryWriter(str(self.exp_dir / "tensorboard"), purge_step=self.state.step + 1)
         self._describe()
+        session = {"step": self.state.step, "started": time.strftime("%Y-%m-%dT%H:%M:%S%z"),
+                   "device": describe_device(self.device), "world_size": self.world_size,
+                   "torch": torch.__version__, "host": socket.gethostname()}
+        self.folder.log_session(session)
+        log.info("session from step %d on %s, torch %s (sessions.jsonl)", session["step"], session["device"],
+                 session["torch"])
 
     def _close(self, discard: bool = False) -> None:
         """Let go of the folder: TensorBoard writer, train.log handler, lock (``discard``: and the
