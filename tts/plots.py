@@ -65,7 +65,7 @@ def alignment_grid(alignments: list[np.ndarray], captions: list[str], title: str
     (default: all in one row), e.g. how alignment formed in training or one sentence per mechanism."""
     columns = min(columns or len(alignments), len(alignments))
     rows = -(-len(alignments) // columns)
-    fig, axes = plt.subplots(rows, columns, figsize=(4.2 * columns, 4.2 * rows), squeeze=False)
+    fig, axes = plt.subplots(rows, columns, figsize=(4.2 * columns, 4.2 * rows), squeeze=False, layout="constrained")
     for ax in axes.flat[len(alignments):]:
         ax.axis("off")
     for ax, alignment, caption in zip(axes.flat, alignments, captions):
@@ -74,15 +74,15 @@ def alignment_grid(alignments: list[np.ndarray], captions: list[str], title: str
         ax.set_xlabel("decoder step")
     for row in axes:
         row[0].set_ylabel("input token")
-    fig.suptitle(title, fontsize=9)
-    fig.tight_layout()
+    fig.suptitle(title, fontsize=9)  # the constrained layout keeps it clear of the top row's captions
     return fig
 
 
 def head_grid(heads: np.ndarray, captions: list[list[str]], title: str) -> plt.Figure:
     """Every encoder-decoder attention head ``(L, H, T_steps, T_text)``: layers as rows, heads as columns."""
     layers, n_heads = heads.shape[:2]
-    fig, axes = plt.subplots(layers, n_heads, figsize=(2.6 * n_heads, 2.3 * layers), squeeze=False)
+    fig, axes = plt.subplots(layers, n_heads, figsize=(2.6 * n_heads, 2.3 * layers), squeeze=False,
+                             layout="constrained")
     for layer in range(layers):
         for head in range(n_heads):
             ax = axes[layer, head]
@@ -90,7 +90,6 @@ def head_grid(heads: np.ndarray, captions: list[list[str]], title: str) -> plt.F
             ax.set_title(captions[layer][head], fontsize=7)
             ax.tick_params(labelsize=6)
     fig.suptitle(title, fontsize=9)
-    fig.tight_layout()
     return fig
 
 
