@@ -8,8 +8,9 @@ folder remembers its config, corpus and steps and refuses to continue with other
 
 Per variant: the devices that trained it, steps and training minutes to alignment (the first
 validation whose teacher-forced diagonal correlation reaches 0.9 with a focus rate of at least 0.5,
-as ``tts bench attention`` counts them), validation loss, test WER/CER, attention failures, first-token skips, and CER on the
-suite's long unsplit sentences at 1×, 2× and 3× the longest training utterance.
+as ``tts bench attention`` counts them), validation loss, test WER/CER, attention failures,
+first-token skips, and CER on the suite's long unsplit sentences at 1×, 2× and 3× the longest
+training utterance.
 """
 
 from __future__ import annotations
