@@ -5,6 +5,7 @@ import json
 import pytest
 
 from tts import cli
+from tts.models.quantize import int8_kernels
 
 
 def test_attention_benchmark_reports_each_mechanism(capsys):
@@ -74,6 +75,7 @@ def test_model_benchmark_times_any_configured_model(capsys, tmp_path):
     assert (result["model"], result["reduction_factor"], result["attention"], result["device"]) == (
         "transformer_tts", 2, "2-head encoder-decoder", "cpu")
     assert sorted(result["train"]) == ["bf16", "fp32"]  # int8 is inference only
+    assert result["hardware"].startswith("cpu (") and result["int8_kernels"] == int8_kernels().describe()
     for train in result["train"].values():
         assert train["frames"] == 4000  # the harness's batch: 8 utterances evenly spaced from 400 to 600 frames
         assert train["mel_frames_per_second"] == pytest.approx(4000 / train["seconds_per_step"], rel=0.01)
@@ -113,3 +115,17 @@ def test_model_benchmark_refuses_int8_off_the_cpu():
 def test_model_benchmark_refuses_a_reference_command_that_prints_no_json(capsys):
     assert cli.main(["bench", "model", "--reference-command", "echo not json; exit 3"]) == 2
     assert "exited 3 without a JSON line" in capsys.readouterr().err
+
+
+def test_int8_benchmark_measures_the_bundled_voice_against_float32(capsys):
+    cli.main(["bench", "int8", "--batch-sizes", "2", "--steps", "5", "--threads", "1"])
+    result = json.loads(capsys.readouterr().out)
+    kernels = int8_kernels()
+    assert result["int8_kernels"] == kernels.describe() and result["int8_fast_here"] == kernels.fast
+    assert result["int8_instructions"] == list(kernels.instructions) and result["checkpoint"] == "bundled"
+    batch = result["batches"]["batch2"]
+    assert batch["int8_speedup"] == pytest.approx(batch["fp32_ms_per_step"] / batch["int8_ms_per_step"], rel=0.02)
+    forced = batch["mel_relative_error_teacher_forced"]
+    assert 0 < forced["mean"] <= forced["max"] < 0.02  # each step's rounding, on every kernel path
+    free = batch["mel_relative_error_free_running"]
+    assert 0 < free["mean"] <= free["max"]

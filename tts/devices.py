@@ -45,10 +45,27 @@ def describe_device(device: torch.device) -> str:
 
 def _cpu_model() -> str:
     """The CPU's model name (``/proc/cpuinfo`` on Linux, else what :mod:`platform` knows)."""
+    return _cpuinfo_field("model name") or platform.processor() or platform.machine() or "unknown CPU"
+
+
+def _cpuinfo_field(key: str) -> str:
+    """The first ``key : value`` of ``/proc/cpuinfo`` ('' where there is none, or no such file)."""
     try:
         for line in Path("/proc/cpuinfo").read_text().splitlines():
-            if line.startswith("model name"):
+            if line.startswith(key):
                 return line.partition(":")[2].strip()
     except OSError:
         pass
-    return platform.processor() or platform.machine() or "unknown CPU"
+    return ""
+
+
+#: the x86 instructions that multiply 8-bit integers without 16-bit intermediate sums
+INT8_INSTRUCTIONS = ("avx512_vnni", "avx_vnni", "amx_int8")
+
+
+def cpu_int8_instructions() -> list[str]:
+    """Which of :data:`INT8_INSTRUCTIONS` this CPU has (``/proc/cpuinfo`` flags; [] where unknown).
+    Without any, x86 multiplies bytes with ``pmaddubsw``: pairs of products summed in saturating
+    16-bit arithmetic, and int8 products are slower than float ones."""
+    flags = set(_cpuinfo_field("flags").split())
+    return [name for name in INT8_INSTRUCTIONS if name in flags]

@@ -26,7 +26,7 @@ from torch import nn
 from tts.config import AudioConfig, InferenceConfig
 from tts.errors import TTSError
 from tts.models.layers import Postnet, sequence_mask
-from tts.models.outputs import InferenceOutput
+from tts.models.outputs import InferenceOutput, ModelOutput
 
 #: what :func:`decode` hands a listener after each step: the step's frames ``(B, r, n_mels)``
 StepCallback = Callable[[torch.Tensor], None]
@@ -190,6 +190,24 @@ class AutoregressiveTTS(nn.Module):
         hidden, attended, state = self.decoder_step(frame, state, window)
         frames = self.frames(hidden).reshape(frame.shape[0], self.r, self.n_mels)
         return StepOutput(frames, torch.sigmoid(self.stop_head(hidden).squeeze(-1)), attended, state)
+
+    def forward_by_steps(self, batch: Any) -> ModelOutput:
+        """Teacher forcing on a :class:`tts.data.Batch` through :meth:`decoder_step`, one step at a
+        time: the definition a model's own (faster) ``forward`` must equal, and teacher forcing for
+        models whose layers the fast path cannot read (int8)."""
+        memory, mask = self.encode(batch.ids, batch.text_lengths)
+        state = self.init_decoder(memory, mask)
+        hiddens, alignments, heads = [], [], []
+        for frame in self.decoder_inputs(batch.mels).unbind(1):
+            hidden, attended, state = self.decoder_step(frame, state, None)
+            hiddens.append(hidden)
+            alignments.append(attended.alignment)
+            if attended.heads is not None:
+                heads.append(attended.heads)
+        hidden = torch.stack(hiddens, dim=1)                                     # (B, T_steps, D)
+        mel_before = self.unfold_frames(hidden)
+        return ModelOutput(mel_before, self.refine(mel_before, batch.mel_lengths), self.stop_head(hidden).squeeze(-1),
+                           torch.stack(alignments, dim=1), torch.stack(heads, dim=3) if heads else None)
 
     def frames(self, hidden: torch.Tensor) -> torch.Tensor:
         """Decoder hidden ``(B, [T_steps,] D)`` → r mel frames per step ``(B, [T_steps,] r · n_mels)``: the

@@ -1,25 +1,37 @@
-"""Int8 weights for fast CPU inference, on PyTorch's integer matrix product (``torch._int_mm``).
+"""Int8 weights for fast CPU inference, on PyTorch's integer matrix products.
 
 At batch 1 the autoregressive decoder is bound by reading its LSTM and projection weights
 from memory every step; storing them as int8 reads 4x fewer bytes. Each weight row has its own
-scale (symmetric, 127 levels); each activation row is quantized the same way at every call
-(dynamic quantization), the product runs in int8 with int32 sums, and the result is rescaled to
-float. ``torch.ao.quantization.quantize_dynamic``, which did this before, is deprecated and to be
+scale (symmetric, 127 levels); activations are quantized at every call (dynamic quantization),
+the product runs in int8 with int32 sums, and the result is rescaled to float.
+``torch.ao.quantization.quantize_dynamic``, which did this before, is deprecated and to be
 removed; torchao's eager int8 modules, its replacement, measured 30-60x slower at batch 1 on the
 CPU without ``torch.compile`` (README, "What to expect").
+
+Not every CPU sums int8 products exactly. Without VNNI or AMX, x86 multiplies bytes with
+``pmaddubsw``, which adds pairs of u8×s8 products in saturating 16-bit arithmetic: full-range
+activations overflow it, and oneDNN's kernels came out 10-17 % wrong on such a CPU. So the kernels
+are probed once, with the inputs that overflow most (:func:`int8_kernels`), and only exact ones are
+used: 7-bit activations where 8-bit ones saturate (the reason FBGEMM uses ``reduce_range``), a
+float product of the int8 weights where nothing is exact.
 """
 
 from __future__ import annotations
 
 import copy
+import functools
+import logging
+from dataclasses import dataclass
 from typing import TypeVar
 
 import torch
 from torch import nn
 
+from tts.devices import cpu_int8_instructions
 from tts.models.recurrent import lstm_bias, lstm_update
 
 M = TypeVar("M", bound=nn.Module)
+log = logging.getLogger(__name__)
 
 
 def quantize_rows(matrix: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
@@ -29,14 +41,84 @@ def quantize_rows(matrix: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
     return torch.round(matrix * (127.0 / top)).to(torch.int8), top / 127.0
 
 
+def quantized_linear(activations: torch.Tensor, step: float, zero_point: int, packed: torch.Tensor,
+                     weight_scale: torch.Tensor, bias: torch.Tensor | None) -> torch.Tensor:
+    """oneDNN's quantized linear: uint8 ``(N, K)`` activations (``value = (a - zero_point) · step``)
+    times the prepacked int8 weight ``(out, K)`` with per-row ``weight_scale`` → ``(N, out)`` float32."""
+    zero_points = torch.zeros(weight_scale.shape[0], dtype=torch.int64)
+    return torch.ops.onednn.qlinear_pointwise(activations, step, zero_point, packed, weight_scale, zero_points,
+                                              bias, 1.0, 0, torch.float32, "none", [], "")
+
+
+@dataclass(frozen=True)
+class Int8Kernels:
+    """What this CPU's int8 products compute exactly (:func:`int8_kernels`).
+
+    ``per_row_exact``: ``torch._int_mm`` (int8 × int8 → int32) at 1 to :attr:`Int8Product.FEW_ROWS`
+    rows and beyond. ``activation_levels``: the widest uint8 activation range (255, or 127: 7 bits)
+    for which oneDNN's quantized linear is exact; 0 for none. ``instructions``: the CPU's int8
+    instructions (VNNI, AMX), for the records."""
+
+    per_row_exact: bool
+    activation_levels: int
+    instructions: tuple[str, ...]
+
+    @property
+    def fast(self) -> bool:
+        """Whether int8 products can beat float ones here: the CPU multiplies bytes into int32
+        sums (VNNI or AMX), and the kernels are exact at full range."""
+        return bool(self.instructions) and self.per_row_exact and self.activation_levels == 255
+
+    def describe(self) -> str:
+        products = ("per-row int8 products" if self.per_row_exact else "no exact per-row int8 product") + (
+            f", {self.activation_levels}-level activations in oneDNN's quantized linear"
+            if self.activation_levels else ", int8 weights multiplied in float")
+        return f"{products} ({' '.join(self.instructions) or 'no VNNI or AMX'})"
+
+
+def _sign_patterns(k: int) -> torch.Tensor:
+    """``(4, k)`` int8 rows at ±127: all +, all −, alternating, alternating in pairs. Between any
+    two of them some pair of adjacent products has the largest sum of either sign, which is what
+    overflows 16-bit pair sums (with oneDNN's +128 shift of signed activations too)."""
+    index = torch.arange(k)
+    signs = torch.stack([torch.ones(k), -torch.ones(k), 1 - 2 * (index % 2), 1 - 2 * (index // 2 % 2)])
+    return (127 * signs).to(torch.int8)
+
+
+@functools.cache
+def int8_kernels() -> Int8Kernels:
+    """Probe this CPU's int8 kernels once, against exact integer sums: ``torch._int_mm`` with ±127
+    at 1, 4 and 16 rows, and oneDNN's quantized linear with uint8 activations at 255 and at 127."""
+    k = 64
+    patterns = _sign_patterns(k)
+    weight = patterns.repeat(6, 1)  # (24, k): oneDNN may block output channels by 8 or 16
+    exact_weight = weight.long().t()
+    per_row_exact = True
+    for rows in (1, Int8Product.FEW_ROWS, 16):
+        for pattern in patterns:
+            activations = pattern.expand(rows, k).contiguous()
+            per_row_exact &= torch.equal(torch._int_mm(activations, weight.t()).long(),
+                                         activations.long() @ exact_weight)
+    packed = torch.ops.onednn.qlinear_prepack(weight, None)
+    levels = 0
+    for candidate in (255, 127):
+        activations = torch.full((16, k), candidate, dtype=torch.uint8)
+        out = quantized_linear(activations, 1.0, 0, packed, torch.ones(weight.shape[0]), None)
+        if torch.equal(out.double(), (activations.long() @ exact_weight).double()):
+            levels = candidate
+            break
+    return Int8Kernels(per_row_exact, levels, tuple(cpu_int8_instructions()))
+
+
 class Int8Product(nn.Module):
     """``x ↦ x Wᵀ (+ b)`` with ``W`` ``(out, in)`` stored as int8 and ``x`` ``(..., in)`` quantized at
-    each call → ``(..., out)`` float32.
+    each call → ``(..., out)`` float32, on whichever kernel :func:`int8_kernels` found exact.
 
-    Up to :attr:`FEW_ROWS` rows (autoregressive decoding at batch 1-4): each row gets its own int8
-    scale and ``torch._int_mm`` multiplies. More rows: one asymmetric uint8 scale for all of them
-    and oneDNN's quantized linear on the weight prepacked for it, 1.5-2x faster than ``_int_mm``
-    at 16 rows.
+    Each activation row gets its own symmetric scale. Up to :attr:`FEW_ROWS` rows (autoregressive
+    decoding at batch 1-4) ``torch._int_mm`` multiplies; more rows (or where ``_int_mm`` is not
+    exact) go through oneDNN's quantized linear on the weight prepacked for it, 1.5-2x faster than
+    ``_int_mm`` at 16 rows, with 255 activation levels or 127 where 8-bit ones saturate; where
+    neither is exact, the int8 weights are multiplied in float.
     """
 
     weight_int8: torch.Tensor
@@ -52,23 +134,32 @@ class Int8Product(nn.Module):
         self.register_buffer("weight_scale", scale.squeeze(1))
         self.register_buffer("bias", None if bias is None else bias.detach().float().clone())
         self.packed = torch.ops.onednn.qlinear_prepack(quantized, None)
-        self.zero_points = torch.zeros(quantized.shape[0], dtype=torch.int64)
+        self.kernels = int8_kernels()
 
     def forward(self, x: torch.Tensor) -> torch.Tensor:
         rows = x.reshape(-1, x.shape[-1]).float()
-        if rows.shape[0] <= self.FEW_ROWS:
-            quantized, scale = quantize_rows(rows)
-            products, scale = torch._int_mm(quantized, self.weight_int8.t()).float(), scale * self.weight_scale
-            out = products * scale if self.bias is None else torch.addcmul(self.bias, products, scale)
+        if rows.shape[0] <= self.FEW_ROWS and self.kernels.per_row_exact:
+            out = self._per_row(rows)
+        elif self.kernels.activation_levels:
+            out = self._quantized_linear(rows, self.kernels.activation_levels)
         else:
-            low, high = (float(v) for v in torch.aminmax(rows))
-            step = max(max(high, 0.0) - min(low, 0.0), 1e-8) / 255.0
-            zero_point = int(round(-min(low, 0.0) / step))
-            quantized = torch.clamp(torch.round(rows / step) + zero_point, 0, 255).to(torch.uint8)
-            out = torch.ops.onednn.qlinear_pointwise(quantized, step, zero_point, self.packed, self.weight_scale,
-                                                     self.zero_points, self.bias, 1.0, 0, torch.float32,
-                                                     "none", [], "")
+            out = nn.functional.linear(rows, self.weight_int8.float() * self.weight_scale[:, None], self.bias)
         return out.reshape(*x.shape[:-1], out.shape[-1])
+
+    def _per_row(self, rows: torch.Tensor) -> torch.Tensor:
+        quantized, scale = quantize_rows(rows)
+        products, scale = torch._int_mm(quantized, self.weight_int8.t()).float(), scale * self.weight_scale
+        return products * scale if self.bias is None else torch.addcmul(self.bias, products, scale)
+
+    def _quantized_linear(self, rows: torch.Tensor, levels: int) -> torch.Tensor:
+        """Per-row symmetric activations offset to uint8 (``levels`` 255: ±127 around 128; 127:
+        ±63 around 64), so that a quiet row beside a loud one keeps its precision."""
+        half = levels // 2
+        top = torch.linalg.vector_norm(rows, float("inf"), dim=1, keepdim=True).clamp_(min=1e-8)
+        quantized = (torch.round(rows * (half / top)) + (half + 1)).to(torch.uint8)
+        products = quantized_linear(quantized, 1.0, half + 1, self.packed, self.weight_scale, None)
+        scale = top / half
+        return products * scale if self.bias is None else torch.addcmul(self.bias, products, scale)
 
 
 class Int8LSTMCell(nn.Module):
@@ -89,7 +180,11 @@ class Int8LSTMCell(nn.Module):
 
 
 def quantize_int8(model: M) -> M:
-    """A CPU copy of ``model`` in eval mode with every ``nn.Linear`` and ``nn.LSTMCell`` on int8 weights."""
+    """A CPU copy of ``model`` in eval mode with every ``nn.Linear`` and ``nn.LSTMCell`` on int8
+    weights (with a warning where this CPU's int8 products are slower or less exact than usual)."""
+    kernels = int8_kernels()
+    if not kernels.fast:
+        log.warning("int8 on this CPU: %s; expect it slower than float32 (docs/speed.md)", kernels.describe())
     model = copy.deepcopy(model).cpu().eval()
     for parent in list(model.modules()):
         for name, child in parent.named_children():

@@ -11,6 +11,7 @@ from tts.commands.bench import (
     attention_cost,
     frontend,
     griffin_lim,
+    int8,
     long_text,
     model,
     onnx,
@@ -19,7 +20,7 @@ from tts.commands.bench import (
     vocoder,
 )
 
-BENCHMARKS = (griffin_lim, vocoder, model, attention, attention_cost, frontend, long_text, streaming, onnx, serve)
+BENCHMARKS = (griffin_lim, vocoder, model, int8, attention, attention_cost, frontend, long_text, streaming, onnx, serve)
 
 
 def register(sub: argparse._SubParsersAction) -> None:

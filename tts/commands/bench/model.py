@@ -21,9 +21,10 @@ from tts.commands.bench.timing import CONFIGS, peak_memory_mib, reset_peak_memor
 from tts.commands.options import add_device, add_threads, positive_int
 from tts.config import ExperimentConfig, GriffinLimConfig, InferenceConfig, load_config
 from tts.data import Batch
+from tts.devices import describe_device
 from tts.errors import TTSError
 from tts.models import AutoregressiveTTS, build_model
-from tts.models.quantize import quantize_int8
+from tts.models.quantize import int8_kernels, quantize_int8
 from tts.text import SymbolInventory
 from tts.training.losses import TTSLoss
 from tts.vocoders import GriffinLim
@@ -212,7 +213,7 @@ def bench_model(threads: int = 2, config_path: str | None = None, train_steps: i
                             inference_runs, device)
     hop_ms = 1000 * config.audio.hop_length / config.audio.sample_rate
     result: dict[str, Any] = {
-        "device": device, "threads": threads,
+        "device": device, "hardware": describe_device(torch.device(device)), "threads": threads,
         "parameters_millions": round(sum(p.numel() for p in model.parameters()) / 1e6, 2),
         "model": config.model.name, "reduction_factor": r, "attention": model.attention_name, "train": train,
         "inference_ms_per_decoder_step": timing.ms_per_step, "inference_decoder_steps": inference_steps,
@@ -221,6 +222,7 @@ def bench_model(threads: int = 2, config_path: str | None = None, train_steps: i
                       "griffin_lim_seconds": {f"batch{b}": round(s, 3) for b, s in timing.griffin_lim_seconds.items()},
                       **timing.synthesis},
         "inference_peak_memory_mib": timing.peak_memory,
+        **({"int8_kernels": int8_kernels().describe()} if "int8" in precisions else {}),
         "inference_realtime_factor_batch1": {p: round(timing.ms_per_step[f"{p}_batch1"] / (hop_ms * r), 3)
                                              for p in precisions if 1 in batch_sizes}}
     speedup: dict[str, float] = {}
