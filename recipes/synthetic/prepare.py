@@ -28,7 +28,10 @@ proportions of ``size``). ``bash egs/ljspeech/run.sh --data-dir <it>`` then runs
 
 The text is normalized with the project's frontend before it is spoken, so audio and transcript
 agree on how numbers and abbreviations are read. Wavs are resampled to 22050 Hz, trimmed and
-peak-normalized. Re-running resumes, after a finished or an interrupted run alike
+peak-normalized. With Festival, each utterance's phone timings (where every phone starts and ends
+in the stored wav) go to ``timings/<id>.tsv`` (:mod:`tts.data.timings`); re-running on a corpus
+made before they were recorded speaks each utterance again for its timings and checks that the
+audio is byte for byte the stored wav. Re-running resumes, after a finished or an interrupted run alike
 (``texts.tsv`` records every id's text before synthesis starts): a finished wav is kept only if
 its id still has the same text, so audio of two runs never mixes under one id.
 """
@@ -42,14 +45,16 @@ import os
 import random
 import re
 import sys
+from collections import Counter
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 
 from tts.audio import save_wav  # noqa: E402
 from tts.data.corpus import Utterance, make_splits, read_metadata, write_metadata, write_splits  # noqa: E402
-from tts.data.engines import ENGINES, check_engine, speak  # noqa: E402
+from tts.data.engines import ENGINES, check_engine, speak_timed  # noqa: E402
 from tts.data.features import quiet_worker, stop_signals_raise  # noqa: E402
+from tts.data.timings import timings_path, write_timings  # noqa: E402
 from tts.errors import Stopped, TTSError, report_to_user  # noqa: E402
 from tts.text import normalize_text  # noqa: E402
 from tts.text.sentences import sentences  # noqa: E402
@@ -112,20 +117,30 @@ def read_sentences(min_words: int = 5, max_words: int = 25) -> list[str]:
     return sentences
 
 
-def speak_job(job: tuple[str, str, str, str, int]) -> tuple[str, str]:
-    """Synthesize one utterance to its final wav; returns (id, error or '')."""
+def speak_job(job: tuple[str, str, str, str, int]) -> tuple[str, str, str]:
+    """Synthesize one utterance to its final wav (and, from Festival, its phone timings); returns
+    (id, what happened, error or ''). What happened: ``spoken``; ``kept`` (both files were there);
+    ``timed`` (a wav from before timings were recorded, spoken again: the same audio, timings
+    added) or ``changed`` (spoken again, and the audio differs: both files replaced)."""
     uid, text, engine, out_dir, sample_rate = job
     final = Path(out_dir) / "wavs" / f"{uid}.wav"
-    if final.is_file() and final.stat().st_size > 1000:
-        return uid, ""
+    timings = timings_path(out_dir, uid)
+    had_wav = final.is_file() and final.stat().st_size > 1000
+    if had_wav and (engine != "festival" or timings.is_file()):
+        return uid, "kept", ""
     try:
-        wav = speak(text, engine, sample_rate)
+        spoken = speak_timed(text, engine, sample_rate)
     except TTSError as exc:
-        return uid, str(exc)
+        return uid, "failed", str(exc)
     tmp_final = final.with_suffix(".tmp.wav")
-    save_wav(tmp_final, wav, sample_rate)
+    save_wav(tmp_final, spoken.wav, sample_rate)
+    outcome = "spoken"
+    if had_wav:
+        outcome = "timed" if tmp_final.read_bytes() == final.read_bytes() else "changed"
+    if spoken.phones is not None:
+        write_timings(timings, spoken.phones)
     os.replace(tmp_final, final)
-    return uid, ""
+    return uid, outcome, ""
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -265,11 +280,17 @@ def synthesize(out: Path, utterances: list[Utterance], args: argparse.Namespace)
     spoken.update({u.id: u.normalized for u in utterances})
     manifest.write_text("".join(f"{uid}\t{text}\n" for uid, text in sorted(spoken.items())), encoding="utf-8")
     jobs = [(u.id, u.normalized, args.engine, str(out), args.sample_rate) for u in utterances]
-    failures = {}
+    failures, outcomes = {}, Counter()
     with mp.Pool(args.jobs, initializer=quiet_worker) as pool:
-        for uid, error in tqdm(pool.imap_unordered(speak_job, jobs), total=len(jobs), desc=f"{args.engine} slt", unit="utt"):
+        for uid, outcome, error in tqdm(pool.imap_unordered(speak_job, jobs), total=len(jobs),
+                                        desc=f"{args.engine} slt", unit="utt"):
+            outcomes[outcome] += 1
             if error:
                 failures[uid] = error
+    print("speech: " + ", ".join(f"{n} {outcome}" for outcome, n in sorted(outcomes.items())))
+    if outcomes["changed"]:
+        print(f"warning: {outcomes['changed']} stored wavs differed from what {args.engine} says now "
+              f"(another version of the engine?); they were replaced, with their timings")
     if failures:
         with open(out / "synthesis_failures.tsv", "a") as fh:
             fh.write("".join(f"{k}\t{v}\n" for k, v in sorted(failures.items())))

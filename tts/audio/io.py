@@ -75,12 +75,20 @@ def resample(wav: np.ndarray, orig_sr: int, target_sr: int) -> np.ndarray:
     return librosa.resample(wav, orig_sr=orig_sr, target_sr=target_sr, res_type="soxr_hq").astype(np.float32)
 
 
-def trim_silence(wav: np.ndarray, top_db: float = 40.0, frame_length: int = 1024, hop_length: int = 256) -> np.ndarray:
-    """Cut leading and trailing audio quieter than ``top_db`` below the peak."""
+def speech_bounds(wav: np.ndarray, top_db: float = 40.0, frame_length: int = 1024,
+                  hop_length: int = 256) -> tuple[int, int]:
+    """``[start, end)`` samples of ``wav`` ``(T_wav,)`` without its leading and trailing audio
+    quieter than ``top_db`` below the peak."""
     import librosa
 
-    trimmed, _ = librosa.effects.trim(wav, top_db=top_db, frame_length=frame_length, hop_length=hop_length)
-    return trimmed
+    _, (start, end) = librosa.effects.trim(wav, top_db=top_db, frame_length=frame_length, hop_length=hop_length)
+    return int(start), int(end)
+
+
+def trim_silence(wav: np.ndarray, top_db: float = 40.0, frame_length: int = 1024, hop_length: int = 256) -> np.ndarray:
+    """Cut leading and trailing audio quieter than ``top_db`` below the peak."""
+    start, end = speech_bounds(wav, top_db, frame_length, hop_length)
+    return wav[start:end]
 
 
 def edge_silence(wav: np.ndarray, audio: AudioConfig) -> np.ndarray:
