@@ -1,7 +1,7 @@
 import librosa
 import numpy as np
-import soundfile as sf
 import pytest
+import soundfile as sf
 import torch
 
 from tts.audio import STFT, MelSpectrogram, load_wav, save_wav, spectral_convergence, trim_silence

@@ -14,8 +14,8 @@ import pytest
 import soundfile as sf
 import torch
 import yaml
-
 from conftest import tiny_config_dict
+
 from tts import cli
 
 SR = 22050

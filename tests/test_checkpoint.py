@@ -2,8 +2,8 @@
 
 import pytest
 import torch
-
 from conftest import tiny_config_dict
+
 from tts import checkpoint
 from tts.config import config_from_dict, to_dict
 from tts.errors import TTSError

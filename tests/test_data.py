@@ -9,11 +9,10 @@ import numpy as np
 import pytest
 import soundfile as sf
 import torch
-
 from conftest import SR, make_tiny_corpus, tiny_config_dict, tone_speech
+
 from tts.config import config_from_dict
-from tts.data import (FeatureDataset, LengthBucketBatchSampler, compute_features, feature_dir, read_metadata,
-                      read_split)
+from tts.data import FeatureDataset, LengthBucketBatchSampler, compute_features, feature_dir, read_metadata, read_split
 from tts.data.dataset import StopSafeLoader, leave_stop_signals_to_the_trainer
 from tts.errors import TTSError
 
@@ -231,7 +230,7 @@ def test_short_utterances_join_the_training_split_only_and_leave_the_suite_out(t
     words = [u.text for u in short if len(u.text.split()) == 1]
     assert len(words) >= 4 and all(w[:-1].lower() in " ".join(u.text for u in read_metadata(tmp_path / "plain")).lower()
                                    for w in words)  # single words of the corpus's sentences
-    suite = yaml.safe_load((ROOT / "tts/commands/suites/robustness.yaml").read_text())
+    suite = yaml.safe_load((ROOT / "tts/evaluation/suites/robustness.yaml").read_text())
     held_out = {t.lower().strip(".!?") for texts in suite["categories"].values() for t in texts}
     assert not {u.text.lower().strip(".!?") for u in short} & held_out
     for split in ("val", "test"):

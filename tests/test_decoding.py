@@ -3,9 +3,9 @@ attention window behaves the same for every registered mechanism."""
 
 import pytest
 import torch
+from conftest import tiny_config_dict
 from torch import nn
 
-from conftest import tiny_config_dict
 from tts.config import AudioConfig, InferenceConfig, config_from_dict
 from tts.models import AutoregressiveTTS, StepAttention, Tacotron2, model_class, register_model, registered_models
 from tts.models.attention import available

@@ -21,6 +21,7 @@ LAYERS = [
     ("tts.training",),
     ("tts.synthesis",),
     ("tts.streaming",),
+    ("tts.evaluation",),
     ("tts.serve",),
     ("tts.commands",),
     ("tts.cli",),

@@ -10,8 +10,8 @@ from pathlib import Path
 import numpy as np
 import pytest
 import torch
-
 from conftest import tiny_config_dict
+
 from tts.checkpoint import LoadedModel
 from tts.config import InferenceConfig, config_from_dict
 from tts.errors import TTSError

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from tts.commands.robustness import load_suite, suite_categories
+from tts.evaluation.robustness import load_suite, suite_categories
 
 ROOT = Path(__file__).resolve().parents[1]
 FORTUNES = Path("/usr/share/games/fortunes")

@@ -2,9 +2,9 @@ import json
 
 import pytest
 import torch
-
 from conftest import tiny_config_dict
 from test_transformer_tts import random_batch, small
+
 from tts.config import ScheduledSamplingConfig, config_from_dict
 from tts.errors import ConfigError
 from tts.models import TransformerTTS

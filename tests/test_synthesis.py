@@ -107,8 +107,8 @@ def test_plot_alignment_teacher_forced_and_side_by_side(tiny_experiment, tiny_co
 
 
 def test_evaluate_and_report(tiny_experiment, tiny_corpus, tmp_path):
-    from tts.commands.evaluate import evaluate
-    from tts.commands.report import build_report
+    from tts.evaluation.held_out import evaluate
+    from tts.evaluation.report import build_report
 
     synth = Synthesizer.from_checkpoint(tiny_experiment / "checkpoint_00000004.pt", changes={**FAST, "max_frames_per_token": 3})
     summary = evaluate(synth, tiny_corpus, tiny_experiment / "eval", split="test", use_asr=False, use_mos=False,
@@ -167,7 +167,7 @@ def test_evaluate_vocodes_the_ceiling_with_the_settings_given(tiny_experiment, t
     """``--gl-iters`` reaches the reference's Griffin-Lim as well as ours: the ceiling is vocoded by
     the synthesizer's own vocoder, built once with the resolved settings."""
     pytest.importorskip("speechmos")
-    from tts.commands.evaluate import evaluate
+    from tts.evaluation.held_out import evaluate
     from tts.vocoders import GriffinLim
 
     synth = Synthesizer.from_checkpoint(tiny_experiment / "checkpoint_00000004.pt",
@@ -184,7 +184,7 @@ def test_evaluate_vocodes_the_ceiling_with_the_settings_given(tiny_experiment, t
 
 
 def test_the_dnsmos_gap_comes_with_its_standard_error():
-    from tts.commands.scoring import paired_gap
+    from tts.evaluation.scoring import paired_gap
 
     rows = [{"dnsmos_p808": a, "reference_dnsmos_p808": b} for a, b in [(3.0, 3.2), (3.1, 3.1), (2.9, 3.3)]]
     # differences 0.2, 0.0, 0.4: mean 0.2, sample std 0.2, standard error 0.2 / √3
@@ -194,7 +194,7 @@ def test_the_dnsmos_gap_comes_with_its_standard_error():
 
 def test_evaluate_with_the_recognizer(tiny_experiment, tiny_corpus, tmp_path):
     pytest.importorskip("faster_whisper")
-    from tts.commands.evaluate import evaluate
+    from tts.evaluation.held_out import evaluate
     from tts.metrics import error_counts
 
     synth = Synthesizer.from_checkpoint(tiny_experiment / "checkpoint_00000004.pt", changes={**FAST, "max_frames_per_token": 3})
@@ -228,7 +228,7 @@ def test_validate_reproduces_the_trainers_figures(tiny_experiment, tiny_corpus, 
 
 
 def test_validate_transcribes_teacher_forced_speech(tiny_experiment, tiny_corpus, monkeypatch):
-    from tts.commands import validate
+    from tts.evaluation import validate
 
     heard = []
 
@@ -300,7 +300,7 @@ def test_hard_inputs_stop_or_say_which_item_hit_the_limit(synthesizer, caplog):
 
 
 def test_robustness_suite_scores_every_category(synthesizer, tmp_path, monkeypatch):
-    from tts.commands import robustness
+    from tts.evaluation import robustness
 
     suite = {"categories": {"one_word": ["Go.", "Yes!"], "everyday": ["The kettle whistled. We left."]},
              "long_clauses": ["the boat left the harbour", "the gulls followed it"]}
@@ -320,7 +320,7 @@ def test_robustness_suite_scores_every_category(synthesizer, tmp_path, monkeypat
 
 
 def test_the_category_table_gives_the_dnsmos_gap_with_its_error():
-    from tts.commands.robustness import category_table
+    from tts.evaluation.robustness import category_table
 
     failures = {"skips": 0, "repeats": 1, "early_stops": 0, "step_limit_hits": 0}
     with_mos = {"utterances": 2, "dnsmos_p808": 3.0, "dnsmos_p808_gap": 0.1, "dnsmos_p808_gap_standard_error": 0.02,
@@ -333,12 +333,18 @@ def test_the_category_table_gives_the_dnsmos_gap_with_its_error():
 
 def test_study_trains_and_compares_variants_and_resumes(tiny_corpus, tmp_path):
     import yaml
-
     from conftest import tiny_config_dict
-    from tts.commands.study import (ALIGNMENT_SENTENCE, StudyPlan, Variant, attention_variants,
-                                    record_missing_alignments, run_study)
-    from tts.commands.study_report import alignment_file, alignment_text
+
     from tts.devices import describe_device
+    from tts.evaluation.study import (
+        ALIGNMENT_SENTENCE,
+        StudyPlan,
+        Variant,
+        attention_variants,
+        record_missing_alignments,
+        run_study,
+    )
+    from tts.evaluation.study_report import alignment_file, alignment_text
 
     config = tmp_path / "tiny.yaml"
     d = tiny_config_dict()
@@ -417,7 +423,7 @@ def test_study_trains_and_compares_variants_and_resumes(tiny_corpus, tmp_path):
 
 
 def test_the_study_report_compares_each_variant_with_the_best_paired_over_sentences(tmp_path):
-    from tts.commands.study_report import paired_wer_difference, write_report
+    from tts.evaluation.study_report import paired_wer_difference, write_report
 
     def row(name: str, errors: list[int], wer: float, overrides: list[str]) -> dict:
         return {"variant": name, "overrides": overrides, "aligned_at": {"step": 500, "minutes": 9.5},
@@ -459,7 +465,7 @@ def test_the_study_report_compares_each_variant_with_the_best_paired_over_senten
 
 
 def test_the_study_ranks_by_test_wer_and_breaks_ties_by_cer():
-    from tts.commands.study_report import by_reading
+    from tts.evaluation.study_report import by_reading
 
     rows = [{"variant": name, "test": {"wer": wer, "cer": cer}}
             for name, wer, cer in [("tied_worse_cer", 0.5, 0.4), ("unread", 0.2, 0.1), ("tied_better_cer", 0.5, 0.3)]]

@@ -2,8 +2,8 @@ import math
 
 import pytest
 import torch
-
 from conftest import overfit, tiny_config_dict
+
 from tts.config import InferenceConfig, Tacotron2Config, attention_config, config_from_dict
 from tts.data import Batch, FeatureDataset, feature_dir
 from tts.errors import TTSError

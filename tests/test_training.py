@@ -10,11 +10,11 @@ from pathlib import Path
 import pytest
 import torch
 import yaml
-
 from conftest import tiny_config_dict
+
+from tts import checkpoint
 from tts.config import ScheduleConfig, attention_config, config_from_dict, load_config
 from tts.errors import ConfigError, Interrupted, TTSError
-from tts import checkpoint
 from tts.models import build_model
 from tts.synthesis import Synthesizer
 from tts.text import SymbolInventory
@@ -492,7 +492,7 @@ def test_a_full_disk_during_training_is_one_error_naming_the_last_good_checkpoin
 def test_report_reads_a_metrics_file_cut_short(tiny_experiment, tmp_path):
     import shutil
 
-    from tts.commands.report import build_report
+    from tts.evaluation.report import build_report
 
     exp = tmp_path / "exp"
     shutil.copytree(tiny_experiment, exp)

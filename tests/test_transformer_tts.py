@@ -1,8 +1,8 @@
 import numpy as np
 import pytest
 import torch
-
 from conftest import overfit, tiny_config_dict
+
 from tts.config import InferenceConfig, PostnetConfig, TransformerTTSConfig, config_from_dict
 from tts.data import Batch, FeatureDataset, feature_dir
 from tts.errors import TTSError

@@ -50,7 +50,7 @@ ranked_kinds() {
   "${STUDY[@]}" --report-only > /dev/null
   .venv/bin/python -c '
 import json
-from tts.commands.study_report import by_reading, split_repeats
+from tts.evaluation.study_report import by_reading, split_repeats
 firsts, _ = split_repeats(json.load(open("exp/attention_study/study.json"))["rows"])
 print(" ".join(r["variant"] for r in by_reading(firsts)))'
 }

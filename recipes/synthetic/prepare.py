@@ -12,7 +12,7 @@ deterministically from ``--seed``, with ``splits/`` held out at random.
 files' own short sentences ("Keep cool." "Huh?"), half single words taken from the training
 sentences. A corpus of 5–25-word sentences never shows a model a one-word utterance, and it
 learns neither to start nor to stop one. No text of the robustness suite
-(``tts/commands/suites/robustness.yaml``) is among them; the val and test splits are unchanged.
+(``tts/evaluation/suites/robustness.yaml``) is among them; the val and test splits are unchanged.
 
 ``--texts broad``: sentences of 5–25 words from the fortune files and LJSpeech's transcripts
 (17,400 candidates), chosen by a greedy cover of ARPAbet diphones (``diphone_cover.py``; a diphone counts
@@ -191,7 +191,7 @@ def short_utterances(count: int, train_texts: list[str], seed: int) -> list[Utte
     """``count`` utterances of one to four words, half the fortune files' short sentences and half
     single words of ``train_texts`` (three letters or more, each once; either kind fills in when
     the other runs out), none a robustness-suite text."""
-    from tts.commands.robustness import load_suite
+    from tts.evaluation.robustness import load_suite
 
     suite = load_suite("robustness")
     held_out = {comparable(t) for texts in suite["categories"].values() for t in texts}
@@ -233,7 +233,7 @@ def broad_utterances(size: int, target: int, out: Path) -> list[Utterance]:
     from diphone_cover import coverage_report, diphones, greedy_cover, phones
     from tqdm import tqdm
 
-    from tts.commands.robustness import load_suite
+    from tts.evaluation.robustness import load_suite
     from tts.text import Tokenizer
 
     if not LJSPEECH_FILELISTS.is_file():

@@ -1,6 +1,6 @@
 """``tts evaluate``: synthesize held-out sentences (a corpus split, or a shipped suite) and measure
 what users hear: attention failures, MCD, WER/CER and DNSMOS against the reference voice sent
-through the same vocoder (:mod:`tts.commands.scoring`)."""
+through the same vocoder (:mod:`tts.evaluation.scoring`)."""
 
 from __future__ import annotations
 
@@ -8,14 +8,8 @@ import argparse
 import json
 from pathlib import Path
 
-from tts.audio import edge_silence, load_wav
 from tts.commands.options import add_checkpoint, add_inference, add_split, add_vocoder, device, inference_changes
-from tts.commands.robustness import check_categories, load_suite, run_suite
-from tts.commands.scoring import Item, Meters, score, summarize, write_tables
-from tts.data.corpus import read_metadata, read_split
 from tts.errors import TTSError
-from tts.fileio import writable_folder
-from tts.synthesis import Synthesizer
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -35,6 +29,11 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 
 def run(args: argparse.Namespace) -> None:
+    from tts.evaluation.held_out import evaluate
+    from tts.evaluation.robustness import check_categories, load_suite, run_suite
+    from tts.fileio import writable_folder
+    from tts.synthesis import Synthesizer
+
     if args.suite is None and args.data is None:
         raise TTSError("give --data (a corpus to evaluate on) or --suite robustness")
     if args.categories and args.suite is None:
@@ -54,22 +53,3 @@ def run(args: argparse.Namespace) -> None:
                            use_asr=not args.no_asr, use_mos=not args.no_mos)
         print(json.dumps(summary, indent=1))
     print(f"per-utterance table: {args.out}/utterances.md")
-
-
-def evaluate(synthesizer: Synthesizer, data_root: str | Path, out: str | Path, split: str = "test",
-             limit: int | None = None, use_asr: bool = True, use_mos: bool = True, progress: bool = True) -> dict:
-    """Evaluate ``split`` (its first ``limit`` utterances) against its recordings with the
-    synthesizer's settings. Returns the summary written to ``out/summary.json``."""
-    out = Path(out)
-    metadata = {u.id: u for u in read_metadata(data_root)}
-    wanted = read_split(data_root, split)[:limit]
-    utterances = [metadata[i] for i in wanted if i in metadata]
-    if not utterances:
-        raise TTSError(f"split '{split}' of {data_root} has no utterances in metadata.csv")
-    audio = synthesizer.config.audio
-    items = [Item(u.id, u.normalized, edge_silence(load_wav(u.wav_path(data_root), audio.sample_rate)[0], audio))
-             for u in utterances]
-    scored = score(synthesizer, items, out, Meters.create(use_asr, use_mos), progress)
-    summary = {"checkpoint_step": synthesizer.step, "split": split, **summarize(scored)}
-    write_tables([s.row for s in scored], summary, out)
-    return summary

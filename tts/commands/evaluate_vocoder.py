@@ -21,10 +21,10 @@ import torch
 from tts.audio import MelSpectrogram, edge_silence, load_wav, save_wav
 from tts.checkpoint import neural_vocoder
 from tts.commands.options import add_device, add_split, device
-from tts.commands.scoring import Meters, mean_of, rounded, write_tables
 from tts.config import AudioConfig, load_config
 from tts.data.corpus import read_metadata, read_split
 from tts.errors import TTSError
+from tts.evaluation.scoring import Meters, mean_of, rounded, write_tables
 from tts.fileio import writable_folder
 from tts.metrics import ErrorCounts, error_counts, mel_cepstral_distortion
 from tts.metrics.quality import resynthesis_quality

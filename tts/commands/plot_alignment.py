@@ -4,136 +4,8 @@
 from __future__ import annotations
 
 import argparse
-from dataclasses import dataclass
-from pathlib import Path
-from typing import Any, Mapping
 
-import matplotlib.pyplot as plt
-import numpy as np
-import torch
-
-from tts import checkpoint
 from tts.commands.options import add_inference, device, inference_changes, int_pair
-from tts.config import resolve_inference
-from tts.data import FeatureDataset, feature_dir
-from tts.errors import TTSError
-from tts.fileio import writable_folder
-from tts.metrics import AttentionReport, attention_report
-from tts.models.layers import decoder_steps
-from tts.plots import alignment_figure, alignment_grid, head_grid
-from tts.synthesis import Synthesizer
-from tts.text import Tokenizer
-
-
-@dataclass
-class Panel:
-    """What one checkpoint's figure shows: alignment ``(T_steps, T_text)``, heads ``(L, H, T_steps,
-    T_text)`` of multi-head models, mels ``(n_mels, T_mel)``, stop probabilities ``(T_steps,)``."""
-
-    alignment: np.ndarray
-    heads: np.ndarray | None
-    mel: np.ndarray
-    target_mel: np.ndarray | None
-    stop_probs: np.ndarray
-    tokens: list[str]
-    report: AttentionReport
-    title: str
-    step: int = 0
-    r: int = 1
-
-
-def teacher_forced(loaded: checkpoint.LoadedModel, data_root: str | Path, utterance: str,
-                   split: str = "val") -> Panel:
-    """Alignment, predicted/target mel and stop curve of a corpus utterance under teacher forcing."""
-    config, model = loaded.config, loaded.model
-    dataset = FeatureDataset(feature_dir(data_root, config.audio, config.text), data_root, split)
-    index = {e["id"]: i for i, e in enumerate(dataset.entries)}
-    if utterance not in index:
-        raise TTSError(f"utterance {utterance} is not in the '{split}' split with features "
-                       f"(first ones: {', '.join(list(index)[:3])})")
-    r = model.reduction_factor
-    batch = dataset.collate(r, config.data.pad_mels_with)([dataset[index[utterance]]])
-    with torch.no_grad():
-        output = model(batch)
-    n_frames, n_text = int(batch.mel_lengths[0]), int(batch.text_lengths[0])
-    steps = decoder_steps(n_frames, r)
-    alignment = output.alignments[0, :steps, :n_text].float().numpy()
-    tokens = Tokenizer.for_config(config.text, loaded.inventory).ids_to_symbols(batch.ids[0, :n_text].tolist())
-    heads = (output.attention_heads[0, :, :, :steps, :n_text].float().numpy()
-             if output.attention_heads is not None else None)
-    return Panel(alignment, heads, output.mel_after[0, :, :n_frames].float().numpy(),
-                 batch.mels[0, :, :n_frames].numpy(), torch.sigmoid(output.stop_logits[0, :steps]).float().numpy(),
-                 tokens, attention_report(alignment, symbols=tokens), f"{utterance} (teacher-forced)")
-
-
-def free_running(synthesizer: Synthesizer, text: str) -> Panel:
-    """Alignment, mel and stop curve of synthesized text (all its sentences, joined with pauses)."""
-    result = synthesizer([text])[0]
-    return Panel(result.alignment, result.attention_heads, result.mel, None, result.stop_probs, result.tokens,
-                 result.segments[0].report, text[:100])
-
-
-def plot_alignments(checkpoints: list[str], out: str | Path, text: str | None = None, data_root: str | None = None,
-                    utterance: str | None = None, device: str = "cpu", int8: bool = False,
-                    head: tuple[int, int] | None = None, all_heads: bool = False,
-                    changes: Mapping[str, Any] | None = None) -> Path:
-    """One checkpoint: the full figure. Several: their alignments side by side, in the order given.
-    ``changes``: inference settings that replace each checkpoint's own (:func:`resolve_inference`).
-
-    Multi-head models (Transformer-TTS): ``head=(layer, head)`` plots that head instead of the
-    default (teacher forcing: the guided heads' mean; inference: the most diagonal head);
-    ``all_heads`` plots a layers × heads grid of the first checkpoint.
-    """
-    if (text is None) == (utterance is None):
-        raise TTSError("give either --text or --utterance (with --data)")
-    if utterance is not None and data_root is None:
-        raise TTSError("--utterance needs --data (the corpus root with features)")
-    out = Path(out)
-    if out.suffix.lower() != ".png" or out.is_dir():
-        raise TTSError(f"--out {out}: give a file name ending in .png")
-    writable_folder(out.parent)
-    panels = []
-    for path in checkpoints:
-        loaded = checkpoint.load(path)
-        if utterance is not None and data_root is not None:
-            panel = teacher_forced(loaded, data_root, utterance)
-        else:
-            assert text is not None
-            settings = resolve_inference(loaded.config.inference, changes)
-            panel = free_running(Synthesizer(loaded, device, int8, settings=settings), text)
-        panel.step, panel.r = loaded.step, loaded.model.reduction_factor
-        if (head is not None or all_heads) and panel.heads is None:
-            raise TTSError(f"{path} is a single-attention model: --head / --all-heads need Transformer-TTS")
-        if head is not None and panel.heads is not None:
-            layers, n_heads = panel.heads.shape[:2]
-            if not (-layers <= head[0] < layers and 0 <= head[1] < n_heads):
-                raise TTSError(f"--head {head[0]},{head[1]} outside {layers} layers x {n_heads} heads")
-            panel.alignment = panel.heads[head[0], head[1]]
-            panel.report = attention_report(panel.alignment, symbols=panel.tokens)
-            panel.title += f" · layer {head[0]} head {head[1]}"
-        panels.append(panel)
-    first = panels[0]
-    if all_heads and first.heads is not None:
-        heads = first.heads
-        captions = [[_head_caption(heads[layer, h], first.tokens, layer, h) for h in range(heads.shape[1])]
-                    for layer in range(heads.shape[0])]
-        fig = head_grid(heads, captions, f"{first.title} · step {first.step}")
-    elif len(panels) == 1:
-        fig = alignment_figure(first.alignment, mel=first.mel, target_mel=first.target_mel,
-                               stop_probs=first.stop_probs, tokens=first.tokens, reduction_factor=first.r,
-                               title=f"{first.title} · step {first.step}\n{first.report.summary()}")
-    else:
-        fig = alignment_grid([p.alignment for p in panels], [f"step {p.step}\n{p.report.summary()}" for p in panels],
-                             first.title)
-    out.parent.mkdir(parents=True, exist_ok=True)
-    fig.savefig(out, dpi=100)
-    plt.close(fig)
-    return out
-
-
-def _head_caption(alignment: np.ndarray, tokens: list[str], layer: int, head: int) -> str:
-    report = attention_report(alignment, symbols=tokens)
-    return f"layer {layer} head {head}\nfocus {report.focus_rate:.2f} diag {report.diagonal_correlation:.2f}"
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -150,6 +22,8 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 
 def run(args: argparse.Namespace) -> None:
+    from tts.evaluation.alignment_figures import plot_alignments
+
     out = plot_alignments(args.checkpoint, args.out, text=args.text, data_root=args.data, utterance=args.utterance,
                           device=device(args), int8=args.int8, head=args.head, all_heads=args.all_heads,
                           changes=inference_changes(args))

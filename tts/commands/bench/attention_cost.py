@@ -13,10 +13,11 @@ import numpy as np
 import torch
 
 from tts.commands.bench.model import reference_batch, time_training
-from tts.commands.bench.timing import CONFIGS, decoder_step_ms
+from tts.commands.bench.timing import CONFIGS
 from tts.commands.options import add_threads, positive_int
 from tts.config import load_config
 from tts.errors import TTSError
+from tts.evaluation.timing import decoder_step_ms
 from tts.models import build_model
 from tts.models.attention import available
 from tts.text import SymbolInventory

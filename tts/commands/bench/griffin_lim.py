@@ -7,8 +7,9 @@ import argparse
 import torch
 
 from tts.audio import STFT, spectral_convergence
-from tts.commands.bench.timing import add_clip_options, speech_clip, timed_runs
+from tts.commands.bench.timing import add_clip_options, speech_clip
 from tts.config import AudioConfig
+from tts.evaluation.timing import timed_runs
 from tts.vocoders import GriffinLim
 
 #: Griffin-Lim must beat ``librosa.griffinlim`` (60 iterations) by this factor at no worse spectral convergence

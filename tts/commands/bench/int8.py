@@ -12,11 +12,11 @@ import numpy as np
 import torch
 
 from tts import checkpoint
-from tts.commands.bench.timing import timed_runs
 from tts.commands.options import add_threads, positive_int
 from tts.config import InferenceConfig
 from tts.data import Batch
 from tts.devices import describe_device
+from tts.evaluation.timing import timed_runs
 from tts.models import AutoregressiveTTS
 from tts.models.quantize import int8_kernels, quantize_int8
 from tts.text import Tokenizer

@@ -17,12 +17,13 @@ import numpy as np
 import torch
 from torch import nn
 
-from tts.commands.bench.timing import CONFIGS, peak_memory_mib, reset_peak_memory, timed_runs
+from tts.commands.bench.timing import CONFIGS
 from tts.commands.options import add_device, add_threads, positive_int
 from tts.config import ExperimentConfig, GriffinLimConfig, InferenceConfig, load_config
 from tts.data import Batch
 from tts.devices import describe_device
 from tts.errors import TTSError
+from tts.evaluation.timing import peak_memory_mib, reset_peak_memory, timed_runs
 from tts.models import AutoregressiveTTS, build_model
 from tts.models.quantize import int8_kernels, quantize_int8
 from tts.text import SymbolInventory

@@ -8,8 +8,9 @@ from pathlib import Path
 import torch
 
 from tts.audio import MelSpectrogram
-from tts.commands.bench.timing import CONFIGS, add_clip_options, speech_clip, timed_runs
+from tts.commands.bench.timing import CONFIGS, add_clip_options, speech_clip
 from tts.config import AudioConfig, GriffinLimConfig, VocoderExperimentConfig, load_config
+from tts.evaluation.timing import timed_runs
 from tts.vocoders import GriffinLim, Vocoder, build_vocoder
 
 

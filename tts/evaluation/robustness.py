@@ -19,10 +19,10 @@ from typing import Any
 import yaml
 
 from tts.audio import edge_silence
-from tts.commands.scoring import Item, Meters, Scored, score, summarize, write_tables
 from tts.data import FeatureDataset, feature_dir, require_corpus
 from tts.data.engines import check_engine, speak
 from tts.errors import TTSError
+from tts.evaluation.scoring import Item, Meters, Scored, score, summarize, write_tables
 from tts.synthesis import Synthesizer
 from tts.text import normalize_text
 

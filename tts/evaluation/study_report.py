@@ -12,7 +12,7 @@ from pathlib import Path
 
 import numpy as np
 
-from tts.commands.robustness import LONG_MULTIPLES
+from tts.evaluation.robustness import LONG_MULTIPLES
 from tts.plots import alignment_grid, figure_of_lines, save_figure, scatter_figure
 
 

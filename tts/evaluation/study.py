@@ -1,0 +1,277 @@
+"""``tts study``: train one model per variant of a config with the same data, seed and number of
+steps, then measure each the same way, in one table.
+
+A variant is a name and config overrides; ``--kinds`` makes one per attention mechanism. For each:
+features, training (resumable: an interrupted study continues with the variant and the step it
+stopped at), ``tts evaluate`` on the test split and, optionally, the robustness suite. The study
+folder remembers its config, corpus and steps and refuses to continue with others.
+
+Per variant: the devices that trained it, steps and training minutes to alignment (the first
+validation whose teacher-forced diagonal correlation reaches 0.9 with a focus rate of at least 0.5,
+as ``tts bench attention`` counts them), validation loss, test WER/CER, attention failures,
+first-token skips, and CER on the suite's long unsplit sentences at 1×, 2× and 3× the longest
+training utterance."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from tts import checkpoint
+from tts.config import load_config
+from tts.data import compute_features, require_corpus
+from tts.errors import TTSError
+from tts.evaluation.alignment_figures import free_running
+from tts.evaluation.held_out import evaluate
+from tts.evaluation.report import read_metrics
+from tts.evaluation.robustness import run_suite
+from tts.evaluation.study_report import alignment_file, alignment_text, write_report
+from tts.evaluation.timing import decoder_step_ms
+from tts.fileio import atomic_path
+from tts.metrics.asr import normalize_for_scoring
+from tts.synthesis import Synthesizer
+from tts.training.experiment import ExperimentFolder
+from tts.training.trainer import Trainer
+
+ALIGNED_DIAGONAL, ALIGNED_FOCUS = 0.9, 0.5
+
+
+#: the suite's categories the study reads (the 100 held-out everyday sentences are for judging voices)
+STUDY_SUITE = ["one_word", "short_phrase", "everyday", "numbers", "tongue_twisters", "long"]
+
+
+#: the sentence (not in the corpus) whose free-running alignment the report shows for every variant
+ALIGNMENT_SENTENCE = "The kettle whistled while she read the morning paper."
+
+
+@dataclass
+class Variant:
+    """One row of a study: a name and the config overrides that make it."""
+
+    name: str
+    overrides: list[str]
+
+    @classmethod
+    def parse(cls, spec: str) -> "Variant":
+        """``NAME:key=value,key=value`` (``NAME`` alone: the config as it is)."""
+        name, _, overrides = spec.partition(":")
+        if not name or not name.replace("_", "").replace("-", "").isalnum():
+            raise TTSError(f"--variant {spec!r}: give NAME or NAME:key=value,key=value (NAME of letters, digits, _ -)")
+        return cls(name, [o for o in overrides.split(",") if o])
+
+
+@dataclass
+class StudyPlan:
+    """What every variant gets: ``steps`` updates, a curve point every ``curve_every`` (on the first
+    ``curve_limit`` test sentences), the full test split's first ``eval_limit`` at the end, and the
+    suite and the meters as asked."""
+
+    steps: int
+    curve_every: int = 500
+    curve_limit: int = 24
+    eval_limit: int = 100
+    suite: bool = True
+    use_asr: bool = True
+    use_mos: bool = True
+
+
+def attention_variants(kinds: list[str], model: str) -> list[Variant]:
+    return [Variant(kind, [f"model.{model}.attention.kind={kind}"]) for kind in kinds]
+
+
+def _identity(config_path: Path, data_root: Path, plan: StudyPlan, variants: list[Variant]) -> dict:
+    return {"config": hashlib.sha1(config_path.read_bytes()).hexdigest()[:12], "config_path": str(config_path),
+            "data": str(data_root.resolve()), "corpus": corpus_fingerprint(data_root), "steps": plan.steps,
+            "curve_every": plan.curve_every, "variants": {v.name: v.overrides for v in variants}}
+
+
+def _claim(out: Path, identity: dict) -> None:
+    """Start a study folder, or continue one made with the same config, corpus, steps and variants."""
+    record = out / "study_settings.json"
+    if record.is_file():
+        before = json.loads(record.read_text())
+        differing = [k for k in ("config", "data", "corpus", "steps", "curve_every") if before.get(k) != identity[k]]
+        changed = [name for name, overrides in identity["variants"].items()
+                   if name in before.get("variants", {}) and before["variants"][name] != overrides]
+        if differing or changed:
+            what = ", ".join(differing + [f"variant {n}" for n in changed])
+            raise TTSError(f"{out} holds a study with another {what}: continue it with the same arguments and "
+                           f"corpus, or start a new --out (its finished results stay where they are)")
+        identity = {**identity, "variants": {**before["variants"], **identity["variants"]}}
+    out.mkdir(parents=True, exist_ok=True)
+    record.write_text(json.dumps(identity, indent=1))
+
+
+def alignment_point(metrics: list[dict]) -> dict:
+    """Step and training minutes of the first validation that counts as aligned (None: never)."""
+    for record in metrics:
+        if record.get("split") == "val" and record.get("attention_diagonal", -1) >= ALIGNED_DIAGONAL \
+                and record.get("attention_focus", 0) >= ALIGNED_FOCUS:
+            return {"step": record["step"], "minutes": round(record.get("train_seconds", 0) / 60, 1)}
+    return {"step": None, "minutes": None}
+
+
+def _train_to(config_path: Path, variant: Variant, exp: Path, data_root: Path, step: int, device: str | None,
+              progress: bool) -> Path:
+    """Train ``variant`` until ``step`` (resuming from its latest checkpoint); its checkpoint there."""
+    final = exp / f"checkpoint_{step:08d}.pt"
+    if not final.is_file():
+        config = load_config(config_path, variant.overrides + [f"train.max_steps={step}"])
+        Trainer(config, data_root, exp, resume=any(exp.glob("checkpoint_*.pt")), device=device,
+                progress=progress).fit()
+    return final
+
+
+def curve_point(loaded: checkpoint.LoadedModel, data_root: Path, out: Path, limit: int, use_asr: bool,
+                metrics: list[dict], device: str | None) -> dict:
+    """One point of a learning curve: free-running failures (and WER/CER) on the first ``limit``
+    test sentences and the teacher-forced validation figures logged at that step."""
+    summary = evaluate(Synthesizer(loaded, device or "cpu"), data_root, out, "test", limit, use_asr, False,
+                       progress=False)
+    validation = [r for r in metrics if r.get("split") == "val" and r["step"] <= loaded.step]
+    last = validation[-1] if validation else {}
+    return {"step": loaded.step, "train_minutes": round(last.get("train_seconds", 0) / 60, 1),
+            "val_loss": last.get("loss"), "val_diagonal": last.get("attention_diagonal"),
+            "val_focus": last.get("attention_focus"), "wer": summary.get("wer"), "cer": summary.get("cer"),
+            "utterances_with_failures": summary["utterances_with_failures"],
+            "attention_failures": summary["attention_failures"]}
+
+
+def training_devices(exp: Path) -> list[str]:
+    """The devices that trained the run in ``exp``, in the order its sessions started (bf16
+    numbers depend on the CPU: the same seed on another CPU is another run)."""
+    return list(dict.fromkeys(session["device"] for session in ExperimentFolder(exp).read_sessions()))
+
+
+def utterance_errors(eval_dir: Path) -> dict[str, list[int]]:
+    """Per test utterance (in order): word errors and reference words, for paired comparisons."""
+    rows = json.loads((eval_dir / "utterances.json").read_text())
+    if not rows or "wer" not in rows[0]:
+        return {}
+    return {"ids": [r["id"] for r in rows],
+            "word_errors": [r["substitutions"] + r["deletions"] + r["insertions"] for r in rows],
+            "words": [len(normalize_for_scoring(r["text"]).split()) for r in rows]}
+
+
+def finished_row(result_file: Path, variant: Variant, identity: dict) -> dict | None:
+    """The row of a finished variant (None if it has not finished), refused when it was made with
+    another config, corpus, step count or definition: a result file copied in from elsewhere (the
+    committed ``docs/attention_study/results/``) counts only for the same study."""
+    if not result_file.is_file():
+        return None
+    row = dict(json.loads(result_file.read_text()))
+    made = row.get("study", {})
+    differing = [k for k in ("config", "corpus", "steps") if k in made and made[k] != identity[k]]
+    if row.get("overrides", variant.overrides) != variant.overrides:
+        differing.append("variant definition")
+    if differing:
+        raise TTSError(f"{result_file} was made by a study with another {', '.join(differing)}: move it away to "
+                       f"train variant {variant.name} again, or continue with the study that made it")
+    return row
+
+
+def record_alignment(loaded: checkpoint.LoadedModel, path: Path, device: str | None) -> None:
+    """Save the free-running alignment ``(T_steps, T_text)`` of :data:`ALIGNMENT_SENTENCE` (float16,
+    a few kB: commit it with the result file) with the sentence, its attention summary and the
+    checkpoint's step."""
+    panel = free_running(Synthesizer(loaded, device or "cpu"), ALIGNMENT_SENTENCE)
+    with atomic_path(path) as tmp, tmp.open("wb") as f:
+        np.savez_compressed(f, alignment=panel.alignment.astype(np.float16), summary=panel.report.summary(),
+                            step=loaded.step, text=ALIGNMENT_SENTENCE)
+
+
+def record_missing_alignments(out: Path, steps: int, device: str | None) -> None:
+    """The alignment file of every finished variant whose final checkpoint (update ``steps``) is in
+    the study folder and that has none of :data:`ALIGNMENT_SENTENCE` (variants that finished before
+    alignments were recorded, or recorded another sentence)."""
+    for result_file in sorted((out / "results").glob("*.json")):
+        final = out / result_file.stem / f"checkpoint_{steps:08d}.pt"
+        file = alignment_file(out, result_file.stem)
+        if final.is_file() and alignment_text(file) != ALIGNMENT_SENTENCE:
+            record_alignment(checkpoint.load(final), file, device)
+
+
+def run_variant(config_path: Path, data_root: Path, out: Path, variant: Variant, plan: StudyPlan,
+                device: str | None, progress: bool, identity: dict) -> dict:
+    """Train one variant to ``plan.steps``, stopping every ``plan.curve_every`` updates for a curve
+    point; then the full test split (and the suite). Returns its row, also written to
+    ``out/results/<variant>.json`` (small: commit it) with what made it (``identity``'s config,
+    corpus and steps), so a copy of it skips the variant only in the same study."""
+    result_file = out / "results" / f"{variant.name}.json"
+    finished = finished_row(result_file, variant, identity)
+    if finished is not None:
+        return finished
+    compute_features(data_root, load_config(config_path, variant.overrides), progress=progress)
+    exp = out / variant.name
+    curve_file = exp / "curve.json"
+    curve: list[dict] = json.loads(curve_file.read_text()) if curve_file.is_file() else []
+    for step in range(plan.curve_every, plan.steps + 1, plan.curve_every):
+        final = _train_to(config_path, variant, exp, data_root, step, device, progress)
+        if any(point["step"] == step for point in curve):
+            continue
+        curve.append(curve_point(checkpoint.load(final), data_root, exp / "curve" / f"{step:08d}", plan.curve_limit,
+                                 plan.use_asr, read_metrics(exp / "metrics.jsonl"), device))
+        curve_file.write_text(json.dumps(curve, indent=1))
+    loaded = checkpoint.load(exp / f"checkpoint_{plan.steps:08d}.pt")
+    synthesizer = Synthesizer(loaded, device or "cpu")
+    if not (exp / "eval" / "summary.json").is_file():
+        evaluate(synthesizer, data_root, exp / "eval", "test", plan.eval_limit, plan.use_asr, plan.use_mos, progress)
+    metrics = read_metrics(exp / "metrics.jsonl")
+    validation = [r for r in metrics if r.get("split") == "val"]
+    train_seconds = validation[-1].get("train_seconds", 0)
+    row: dict[str, Any] = {"variant": variant.name, "overrides": variant.overrides, "steps": plan.steps,
+                           "study": {k: identity[k] for k in ("config", "corpus", "steps")},
+                           "aligned_at": alignment_point(metrics), "training_minutes": round(train_seconds / 60, 1),
+                           "seconds_per_update": round(train_seconds / plan.steps, 3),
+                           "decoder_step_ms": decoder_step_ms(loaded.model),
+                           "val_loss": validation[-1]["loss"], "val_diagonal": validation[-1]["attention_diagonal"],
+                           "val_first_token_skips": validation[-1].get("first_token_skips"),
+                           "trained_on": training_devices(exp), "curve": curve,
+                           "test": json.loads((exp / "eval" / "summary.json").read_text()),
+                           "test_utterances": utterance_errors(exp / "eval")}
+    if plan.suite:
+        if not (exp / "suite" / "summary.json").is_file():
+            run_suite(synthesizer, exp / "suite", data_root=data_root, use_asr=plan.use_asr, use_mos=plan.use_mos,
+                      progress=progress, categories=STUDY_SUITE)
+        row["suite"] = json.loads((exp / "suite" / "summary.json").read_text())
+    record_alignment(loaded, alignment_file(out, variant.name), device)
+    result_file.parent.mkdir(parents=True, exist_ok=True)
+    result_file.write_text(json.dumps(row, indent=1))
+    return row
+
+
+def corpus_fingerprint(data_root: Path) -> str:
+    """A hash of the corpus's transcripts and splits: a study refuses a corpus that changed under it."""
+    digest = hashlib.sha1((data_root / "metadata.csv").read_bytes())
+    for split in sorted((data_root / "splits").glob("*.txt")):
+        digest.update(split.read_bytes())
+    return digest.hexdigest()[:12]
+
+
+def run_study(config_path: str | Path, data_root: str | Path, out: str | Path, variants: list[Variant],
+              plan: StudyPlan, device: str | None = None, progress: bool = True) -> dict:
+    """Every variant in turn (a finished one is read back from its result file); then the report
+    (:func:`~tts.evaluation.study_report.write_report`) under ``out``."""
+    config_path, data_root, out = Path(config_path), require_corpus(data_root), Path(out)
+    if not config_path.is_file():
+        raise TTSError(f"config file {config_path} does not exist")
+    if len({v.name for v in variants}) != len(variants) or not variants:
+        raise TTSError("give at least one variant, each with its own name")
+    configs = {v.name: load_config(config_path, v.overrides) for v in variants}  # all load before anything trains
+    if plan.steps % plan.curve_every:
+        raise TTSError(f"--steps {plan.steps} is not a multiple of --curve-every {plan.curve_every}: every curve "
+                       f"point needs its checkpoint")
+    for variant in variants:
+        if plan.curve_every % configs[variant.name].train.checkpoint_every:
+            raise TTSError(f"--curve-every {plan.curve_every} is not a multiple of train.checkpoint_every "
+                           f"({configs[variant.name].train.checkpoint_every}) of variant {variant.name}")
+    identity = _identity(config_path, data_root, plan, variants)
+    _claim(out, identity)
+    for variant in variants:
+        run_variant(config_path, data_root, out, variant, plan, device, progress, identity)
+    return write_report(out, str(config_path), str(data_root), plan.steps, ALIGNMENT_SENTENCE)
