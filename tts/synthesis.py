@@ -28,7 +28,7 @@ from tts.errors import TTSError
 from tts.fileio import writable_folder
 from tts.metrics import AttentionReport, Failure, attention_report, most_diagonal_head, speech_steps
 from tts.models import AutoregressiveTTS
-from tts.models.layers import decoder_steps
+from tts.models.layers import decoder_steps, padded_ids
 from tts.models.quantize import quantize_int8
 from tts.onnx import OnnxAcousticModel, OnnxExport, load_onnx
 from tts.plots import alignment_figure, save_figure
@@ -241,10 +241,7 @@ class Synthesizer:
     def _synthesize(self, tokens: list[TokenizedText], settings: InferenceConfig) -> list[Segment]:
         """One batch of sentences through the acoustic model. Multi-head models show their most
         diagonal encoder-decoder head as the sentence's alignment."""
-        lengths = torch.tensor([len(t.ids) for t in tokens])
-        ids = torch.zeros(len(tokens), int(lengths.max()), dtype=torch.long)
-        for i, t in enumerate(tokens):
-            ids[i, : len(t.ids)] = torch.tensor(t.ids)
+        ids, lengths = padded_ids([t.ids for t in tokens])
         last_token = torch.tensor([last_spoken(self.tokenizer.ids_to_symbols(t.ids)) for t in tokens])
         out = self.model.inference(ids.to(self.device), lengths.to(self.device), settings, last_token.to(self.device))
         r = self.model.reduction_factor

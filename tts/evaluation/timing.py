@@ -3,6 +3,7 @@ benchmarks and the study measure with."""
 
 from __future__ import annotations
 
+import dataclasses
 import resource
 import time
 from typing import Callable, TypeVar
@@ -49,11 +50,17 @@ def reset_peak_memory(device: str) -> None:
         torch.cuda.reset_peak_memory_stats(device)
 
 
+def forced_steps(steps: int, settings: InferenceConfig | None = None) -> InferenceConfig:
+    """``settings`` (default: the defaults) with the stop token and the per-token limit off, so that
+    every item decodes exactly ``steps`` steps (what speed timings compare)."""
+    return dataclasses.replace(settings or InferenceConfig(), stop_threshold=1.0, max_decoder_steps=steps,
+                               max_frames_per_token=1e4)
+
+
 @torch.no_grad()
 def decoder_step_ms(model: AutoregressiveTTS, steps: int = 200, runs: int = 3) -> float:
     """Milliseconds per decoder step at batch 1: the median of ``runs`` decodings of a random
     60-token input forced to ``steps`` steps (encoder and postnet included), fp32, after a warm-up."""
     ids = torch.randint(3, model.n_symbols, (1, 60), generator=torch.Generator().manual_seed(0))
-    forced = InferenceConfig(stop_threshold=1.0, max_decoder_steps=steps, max_frames_per_token=1e4)
-    times, _ = timed_runs(lambda: model.inference(ids, settings=forced), runs, "cpu")
+    times, _ = timed_runs(lambda: model.inference(ids, settings=forced_steps(steps)), runs, "cpu")
     return round(1000 * float(np.median(times)) / steps, 3)

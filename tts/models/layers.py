@@ -31,6 +31,15 @@ def sequence_mask(lengths: torch.Tensor, max_len: int | None = None) -> torch.Te
     return torch.arange(max_len, device=lengths.device)[None] < lengths[:, None]
 
 
+def padded_ids(sequences: list[list[int]]) -> tuple[torch.Tensor, torch.Tensor]:
+    """Token id lists → ids ``(B, T_text)`` zero-padded (the padding id) and lengths ``(B,)``."""
+    lengths = torch.tensor([len(ids) for ids in sequences])
+    ids = torch.zeros(len(sequences), int(lengths.max()), dtype=torch.long)
+    for i, item in enumerate(sequences):
+        ids[i, : len(item)] = torch.tensor(item)
+    return ids, lengths
+
+
 def sliding_windows(x: torch.Tensor, size: int) -> torch.Tensor:
     """Every window of ``size`` consecutive values of the last axis: ``(B, T + size − 1) → (B, T, size)``.
     ``unfold`` in PyTorch (the fastest); in an ONNX export, where unfold over a length that varies

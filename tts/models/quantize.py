@@ -41,13 +41,13 @@ def quantize_rows(matrix: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
     return torch.round(matrix * (127.0 / top)).to(torch.int8), top / 127.0
 
 
-def quantized_linear(activations: torch.Tensor, step: float, zero_point: int, packed: torch.Tensor,
-                     weight_scale: torch.Tensor, bias: torch.Tensor | None) -> torch.Tensor:
-    """oneDNN's quantized linear: uint8 ``(N, K)`` activations (``value = (a - zero_point) · step``)
-    times the prepacked int8 weight ``(out, K)`` with per-row ``weight_scale`` → ``(N, out)`` float32."""
-    zero_points = torch.zeros(weight_scale.shape[0], dtype=torch.int64)
-    return torch.ops.onednn.qlinear_pointwise(activations, step, zero_point, packed, weight_scale, zero_points,
-                                              bias, 1.0, 0, torch.float32, "none", [], "")
+def quantized_linear(activations: torch.Tensor, zero_point: int, packed: torch.Tensor, weight_scale: torch.Tensor,
+                     weight_zero_points: torch.Tensor) -> torch.Tensor:
+    """oneDNN's quantized linear: uint8 ``(N, K)`` activations (``value = a - zero_point``) times
+    the prepacked int8 weight ``(out, K)`` with per-row ``weight_scale`` (its zero points
+    ``weight_zero_points``, all 0) → ``(N, out)`` float32."""
+    return torch.ops.onednn.qlinear_pointwise(activations, 1.0, zero_point, packed, weight_scale, weight_zero_points,
+                                              None, 1.0, 0, torch.float32, "none", [], "")
 
 
 @dataclass(frozen=True)
@@ -103,7 +103,8 @@ def int8_kernels() -> Int8Kernels:
     levels = 0
     for candidate in (255, 127):
         activations = torch.full((16, k), candidate, dtype=torch.uint8)
-        out = quantized_linear(activations, 1.0, 0, packed, torch.ones(weight.shape[0]), None)
+        out = quantized_linear(activations, 0, packed, torch.ones(weight.shape[0]),
+                               torch.zeros(weight.shape[0], dtype=torch.int64))
         if torch.equal(out.double(), (activations.long() @ exact_weight).double()):
             levels = candidate
             break
@@ -134,6 +135,7 @@ class Int8Product(nn.Module):
         self.register_buffer("weight_scale", scale.squeeze(1))
         self.register_buffer("bias", None if bias is None else bias.detach().float().clone())
         self.packed = torch.ops.onednn.qlinear_prepack(quantized, None)
+        self.zero_points = torch.zeros(quantized.shape[0], dtype=torch.int64)
         self.kernels = int8_kernels()
 
     def forward(self, x: torch.Tensor) -> torch.Tensor:
@@ -148,8 +150,7 @@ class Int8Product(nn.Module):
 
     def _per_row(self, rows: torch.Tensor) -> torch.Tensor:
         quantized, scale = quantize_rows(rows)
-        products, scale = torch._int_mm(quantized, self.weight_int8.t()).float(), scale * self.weight_scale
-        return products * scale if self.bias is None else torch.addcmul(self.bias, products, scale)
+        return self._rescaled(torch._int_mm(quantized, self.weight_int8.t()).float(), scale * self.weight_scale)
 
     def _quantized_linear(self, rows: torch.Tensor, levels: int) -> torch.Tensor:
         """Per-row symmetric activations offset to uint8 (``levels`` 255: ±127 around 128; 127:
@@ -157,8 +158,11 @@ class Int8Product(nn.Module):
         half = levels // 2
         top = torch.linalg.vector_norm(rows, float("inf"), dim=1, keepdim=True).clamp_(min=1e-8)
         quantized = (torch.round(rows * (half / top)) + (half + 1)).to(torch.uint8)
-        products = quantized_linear(quantized, 1.0, half + 1, self.packed, self.weight_scale, None)
-        scale = top / half
+        products = quantized_linear(quantized, half + 1, self.packed, self.weight_scale, self.zero_points)
+        return self._rescaled(products, top / half)
+
+    def _rescaled(self, products: torch.Tensor, scale: torch.Tensor) -> torch.Tensor:
+        """``products · scale (+ bias)``: integer products ``(N, out)`` back to float."""
         return products * scale if self.bias is None else torch.addcmul(self.bias, products, scale)
 
 

@@ -5,7 +5,6 @@ each batch size, and how far the int8 mels are from the float32 ones for real se
 from __future__ import annotations
 
 import argparse
-import dataclasses
 from typing import Any
 
 import numpy as np
@@ -16,8 +15,9 @@ from tts.commands.options import add_threads, positive_int
 from tts.config import InferenceConfig
 from tts.data import Batch
 from tts.devices import describe_device
-from tts.evaluation.timing import timed_runs
+from tts.evaluation.timing import forced_steps, timed_runs
 from tts.models import AutoregressiveTTS
+from tts.models.layers import padded_ids
 from tts.models.quantize import int8_kernels, quantize_int8
 from tts.text import Tokenizer
 
@@ -43,16 +43,6 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.set_defaults(bench=lambda a: bench_int8(a.checkpoint, a.batch_sizes, a.steps, a.threads))
 
 
-def padded_ids(tokenizer: Tokenizer, texts: list[str]) -> tuple[torch.Tensor, torch.Tensor]:
-    """Token ids ``(B, T_text)`` (zero-padded) and lengths ``(B,)`` of ``texts``."""
-    encoded = [tokenizer.encode(text) for text in texts]
-    lengths = torch.tensor([len(ids) for ids in encoded])
-    ids = torch.zeros(len(encoded), int(lengths.max()), dtype=torch.long)
-    for i, item in enumerate(encoded):
-        ids[i, : len(item)] = torch.tensor(item)
-    return ids, lengths
-
-
 def relative_errors(a: torch.Tensor, b: torch.Tensor, lengths: torch.Tensor) -> list[float]:
     """Per item ``‖a − b‖ / ‖b‖`` over its first ``lengths[i]`` frames of mels ``(B, n_mels, T_mel)``."""
     return [float((a[i, :, :n] - b[i, :, :n]).norm() / b[i, :, :n].norm()) for i, n in enumerate(lengths.tolist())]
@@ -67,9 +57,7 @@ def mel_relative_errors(fp32: AutoregressiveTTS, int8: AutoregressiveTTS, ids: t
     models fed float32's frames: each step's own error, without that drift)."""
     reference = fp32.inference(ids, lengths, settings)
     r = fp32.reduction_factor
-    steps = int(reference.lengths.max()) // r + 1
-    forced = dataclasses.replace(settings, stop_threshold=1.0, max_decoder_steps=steps, max_frames_per_token=1e4)
-    free = int8.inference(ids, lengths, forced)
+    free = int8.inference(ids, lengths, forced_steps(int(reference.lengths.max()) // r + 1, settings))
     frames = reference.mel.shape[2] - reference.mel.shape[2] % r
     stop = (torch.arange(frames)[None] >= reference.lengths[:, None] - 1).float()
     batch = Batch(ids, lengths, reference.mel[:, :, :frames], reference.lengths, stop, [""] * len(ids))
@@ -89,7 +77,7 @@ def bench_int8(checkpoint_path: str | None = None, batch_sizes: list[int] | None
     quantized = quantize_int8(model)
     tokenizer = Tokenizer.for_config(loaded.config.text, loaded.inventory)
     settings = loaded.config.inference
-    forced = dataclasses.replace(settings, stop_threshold=1.0, max_decoder_steps=steps, max_frames_per_token=1e4)
+    forced = forced_steps(steps, settings)
     kernels = int8_kernels()
     result: dict[str, Any] = {"device": describe_device(torch.device("cpu")), "threads": threads,
                               "int8_instructions": list(kernels.instructions), "int8_kernels": kernels.describe(),
@@ -97,7 +85,7 @@ def bench_int8(checkpoint_path: str | None = None, batch_sizes: list[int] | None
                               "decoder_steps": steps, "batches": {}}
     for batch_size in sorted(set(batch_sizes or [1, 16])):
         texts = [SENTENCES[i % len(SENTENCES)] for i in range(batch_size)]
-        ids, lengths = padded_ids(tokenizer, texts)
+        ids, lengths = padded_ids([tokenizer.encode(text) for text in texts])
         timing = {}
         for name, m in (("fp32", model), ("int8", quantized)):
             def decode(m: AutoregressiveTTS = m) -> Any:

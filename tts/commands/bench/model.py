@@ -19,11 +19,11 @@ from torch import nn
 
 from tts.commands.bench.timing import CONFIGS
 from tts.commands.options import add_device, add_threads, positive_int
-from tts.config import ExperimentConfig, GriffinLimConfig, InferenceConfig, load_config
+from tts.config import ExperimentConfig, GriffinLimConfig, load_config
 from tts.data import Batch
 from tts.devices import describe_device
 from tts.errors import TTSError
-from tts.evaluation.timing import peak_memory_mib, reset_peak_memory, timed_runs
+from tts.evaluation.timing import forced_steps, peak_memory_mib, reset_peak_memory, timed_runs
 from tts.models import AutoregressiveTTS, build_model
 from tts.models.quantize import int8_kernels, quantize_int8
 from tts.text import SymbolInventory
@@ -144,7 +144,7 @@ def time_inference(model: AutoregressiveTTS, text: torch.Tensor, precisions: lis
                    item_seconds: float, vocoder: GriffinLim, runs: int, device: str) -> InferenceTiming:
     """Each precision and batch size: median seconds of ``runs`` decodings forced to ``steps`` steps
     (encoder and postnet included), then Griffin-Lim on the batch's mels."""
-    forced = InferenceConfig(stop_threshold=1.0, max_decoder_steps=steps, max_frames_per_token=1e4)
+    forced = forced_steps(steps)
     timing = InferenceTiming({}, {}, {}, {})
     for precision in precisions:
         m = quantize_int8(model) if precision == "int8" else model
