@@ -64,7 +64,7 @@ def test_model_benchmark_times_any_configured_model(capsys, tmp_path):
     config.write_text("model:\n  name: transformer_tts\n  transformer_tts: {embedding_dim: 32, d_model: 32, heads: 2, "
                       "encoder_layers: 1, decoder_layers: 1, ffn_dim: 64, decoder_prenet_dims: [32, 32], "
                       "postnet: {layers: 2, channels: 32}, reduction_factor: 2}\n")
-    reference = tmp_path / "nvidia.json"  # a timing harness's JSON line (tts.commands.bench.model.run_reference)
+    reference = tmp_path / "nvidia.json"  # a timing harness's JSON line (tts.benchmarks.model.run_reference)
     reference.write_text(json.dumps({"impl": "NVIDIA/tacotron2", "cpu": "test", "threads": 1, "contended": False,
                                      "train": {"mel_frames_per_second": 1e9},  # out of reach: target missed
                                      "inference": {"ms_per_decoder_step_incl_encoder_postnet": 1e6}}))
@@ -104,7 +104,7 @@ def test_model_benchmark_times_any_configured_model(capsys, tmp_path):
 
 
 def test_model_benchmark_refuses_int8_off_the_cpu():
-    from tts.commands.bench.model import check_precisions
+    from tts.benchmarks.model import check_precisions
     from tts.errors import TTSError
 
     assert check_precisions(["bf16", "fp32"], "cuda") == ["fp32", "bf16"]

@@ -55,11 +55,12 @@ def test_audio_errors_are_one_line(tmp_path):
 def test_resume_is_a_flag_so_overrides_after_it_stay_overrides():
     from tts import cli
 
-    args = cli.build_parser().parse_args(["train", "--config", "c.yaml", "--data", "d", "--out", "e", "--resume",
-                                          "train.max_steps=60"])
+    argv = ["train", "--config", "c.yaml", "--data", "d", "--out", "e", "--resume", "train.max_steps=60"]
+    args = cli.build_parser(argv).parse_args(argv)
     assert args.resume is True and args.resume_from is None and args.overrides == ["train.max_steps=60"]
-    args = cli.build_parser().parse_args(["train", "--config", "c.yaml", "--data", "d", "--out", "e",
-                                          "--resume-from", "e/checkpoint_00000002.pt", "optim.lr=1e-4"])
+    argv = ["train", "--config", "c.yaml", "--data", "d", "--out", "e", "--resume-from", "e/checkpoint_00000002.pt",
+            "optim.lr=1e-4"]
+    args = cli.build_parser(argv).parse_args(argv)
     assert args.resume_from == "e/checkpoint_00000002.pt" and args.overrides == ["optim.lr=1e-4"]
 
 

@@ -16,6 +16,7 @@ LAYERS = [
     ("tts.vocoders",),
     ("tts.models",),
     ("tts.checkpoint",),
+    ("tts.vocoder_loader",),
     ("tts.onnx",),
     ("tts.metrics", "tts.plots"),
     ("tts.training",),
@@ -23,6 +24,7 @@ LAYERS = [
     ("tts.streaming",),
     ("tts.evaluation",),
     ("tts.serve",),
+    ("tts.benchmarks",),
     ("tts.commands",),
     ("tts.cli",),
 ]
@@ -72,7 +74,8 @@ def test_imports_point_down(module):
         if rank(target) == rank(module):
             assert unit(target) == unit(module), f"{module} imports {target}, a sibling on its own layer"
         if unit(module) in LEAVES and unit(target) != unit(module):
-            assert rank(target) <= rank("tts.text"), f"leaf {module} imports {target}: leaves use only text, audio and config"
+            assert rank(target) <= rank("tts.text"), \
+                f"leaf {module} imports {target}: leaves use only text, audio and config"
 
 
 def test_no_import_cycles():
@@ -97,3 +100,42 @@ def test_the_check_catches_an_upward_import():
     assert rank("tts.synthesis") > rank("tts.models.tacotron2") and unit("tts.models.attention.base") == "tts.models"
     with pytest.raises(AssertionError, match="in no layer"):
         unit("tts.somewhere_new")
+
+
+COMMAND_HELPERS = {"tts.commands.options", "tts.commands.table"}
+
+
+@pytest.mark.parametrize("module", sorted(m for m in GRAPH if unit(m) == "tts.commands"))
+def test_a_command_imports_no_other_command(module):
+    others = {t for t in GRAPH[module] if unit(t) == "tts.commands" and t not in COMMAND_HELPERS | {module}}
+    assert not others, f"{module} imports the command(s) {sorted(others)}: move what they share to the library"
+
+
+def test_tests_recipes_and_egs_import_no_command():
+    root = PACKAGE.parent
+    files = [p for folder in ("tests", "recipes", "egs") for p in sorted((root / folder).rglob("*.py"))]
+    assert len(files) > 30
+    reaching = {str(p.relative_to(root)): sorted(t for t in imports(p) if unit(t) == "tts.commands")
+                for p in files}
+    assert not {f: t for f, t in reaching.items() if t}
+    shells = [p for p in (root / "egs").rglob("*.sh") if "tts.commands" in p.read_text()]
+    assert not shells, f"{shells} reach into tts.commands: call the library or the tts command"
+
+
+def test_declaring_any_command_imports_nothing_heavy():
+    """``tts --help`` and ``tts CMD --help`` parse arguments only: torch, matplotlib and the G2P's
+    dependencies are imported when a command runs, not when its parser is built."""
+    import subprocess
+    import sys
+
+    code = ("import sys; from tts import cli; from tts.commands.bench import BENCHMARKS; name = sys.argv[1]; "
+            "argvs = [[name, b] for b in BENCHMARKS.commands] if name == 'bench' else [[name] if name != '-' else []]; "
+            "[cli.build_parser(argv) for argv in argvs]; "
+            "print(' '.join(m for m in ('torch', 'matplotlib', 'scipy', 'librosa', 'starlette', 'nltk', 'g2p_en') "
+            "if m in sys.modules))")
+    from tts.cli import COMMANDS
+
+    for name in ["-", *COMMANDS.commands]:
+        out = subprocess.run([sys.executable, "-c", code, name], capture_output=True, text=True, check=True,
+                             cwd=PACKAGE.parent)
+        assert out.stdout.strip() == "", f"declaring {name!r} imported {out.stdout.strip()}"

@@ -11,7 +11,7 @@ from concurrent.futures import ThreadPoolExecutor
 
 import pytest
 
-from tts.commands.bench.serve import resident_mb, running_service
+from tts.benchmarks.serve import resident_mb, running_service
 
 FAST = {"max_frames_per_token": 2}
 

@@ -110,7 +110,8 @@ def test_evaluate_and_report(tiny_experiment, tiny_corpus, tmp_path):
     from tts.evaluation.held_out import evaluate
     from tts.evaluation.report import build_report
 
-    synth = Synthesizer.from_checkpoint(tiny_experiment / "checkpoint_00000004.pt", changes={**FAST, "max_frames_per_token": 3})
+    synth = Synthesizer.from_checkpoint(tiny_experiment / "checkpoint_00000004.pt",
+                                        changes={**FAST, "max_frames_per_token": 3})
     summary = evaluate(synth, tiny_corpus, tiny_experiment / "eval", split="test", use_asr=False, use_mos=False,
                        progress=False)
     assert summary["utterances"] == 1 and summary["mcd_db"] > 0
@@ -126,13 +127,12 @@ def test_inference_flags_given_once_reach_the_loop_the_vocoder_and_the_figure(ti
     """Flags are resolved once into one InferenceConfig that travels down as it is: the decoding
     loop, Griffin-Lim and the figure's stop line all see what was given, nothing re-applies them."""
     from tts import cli, synthesis
-    from tts.commands import synthesize
     from tts.models import decoding
     from tts.vocoders import GriffinLim
 
     seen: dict[str, list] = {"resolved": [], "loop": [], "griffin_lim": [], "figure": []}
     resolve, decode, forward, write = (synthesis.resolve_inference, decoding.decode, GriffinLim.forward,
-                                       synthesize.write_outputs)
+                                       synthesis.write_outputs)
 
     def spy_resolve(stored, changes):
         seen["resolved"].append(resolve(stored, changes))
@@ -153,7 +153,7 @@ def test_inference_flags_given_once_reach_the_loop_the_vocoder_and_the_figure(ti
     monkeypatch.setattr(synthesis, "resolve_inference", spy_resolve)
     monkeypatch.setattr(decoding, "decode", spy_decode)
     monkeypatch.setattr(GriffinLim, "forward", spy_forward)
-    monkeypatch.setattr(synthesize, "write_outputs", spy_write)
+    monkeypatch.setattr(synthesis, "write_outputs", spy_write)
     assert cli.main(["synthesize", "--checkpoint", str(tiny_experiment / "checkpoint_00000004.pt"), "--text",
                      "A cat. A dog.", "--out", str(tmp_path / "out"), "--stop-threshold", "0.125", "--gl-iters", "3",
                      "--max-frames-per-token", "2", "inference.sentence_pause=0.5"]) == 0
@@ -197,7 +197,8 @@ def test_evaluate_with_the_recognizer(tiny_experiment, tiny_corpus, tmp_path):
     from tts.evaluation.held_out import evaluate
     from tts.metrics import error_counts
 
-    synth = Synthesizer.from_checkpoint(tiny_experiment / "checkpoint_00000004.pt", changes={**FAST, "max_frames_per_token": 3})
+    synth = Synthesizer.from_checkpoint(tiny_experiment / "checkpoint_00000004.pt",
+                                        changes={**FAST, "max_frames_per_token": 3})
     summary = evaluate(synth, tiny_corpus, tmp_path / "eval", split="test", progress=False)
     (row,) = json.loads((tmp_path / "eval" / "utterances.json").read_text())
     assert row["text"] == "Fish swim in the lake." and {"transcript", "reference_transcript", "cer"} <= set(row)

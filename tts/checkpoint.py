@@ -31,14 +31,10 @@ from tts.fileio import atomic_path, refuse_overwriting
 from tts.models import AutoregressiveTTS, build_model
 from tts.text import SymbolInventory
 from tts.vocoders import Vocoder, build_vocoder
-from tts.vocoders.pretrained import DEFAULT_HIFIGAN, PRETRAINED_HIFIGAN, pretrained_hifigan
 
 FORMAT = "tts-checkpoint"
 VERSION = 3
 PRETRAINED = Path(__file__).parent / "pretrained" / "tacotron2_synthetic.pt"
-#: vocoders shipped in the package by the name ``--vocoder`` takes (docs/vocoders.md): the fast
-#: student distilled from HiFi-GAN V1 on the bundled voice's mels
-BUNDLED_VOCODERS = {"vocos-student": Path(__file__).parent / "pretrained" / "vocos_student.pt"}
 _TRAINING_KEYS_V1 = {"optimizer": "optimizer", "scheduler": "scheduler", "scaler": "scaler",
                      "train_state": "state", "rng": "rng"}
 
@@ -242,23 +238,6 @@ def load_vocoder(path: str | Path, device: str | torch.device = "cpu") -> Vocode
     vocoder = build_vocoder(config.vocoder, config.audio)
     _load_weights(vocoder, contents, f"{config.vocoder.kind} vocoder")
     return vocoder.for_inference().to(device)
-
-
-def neural_vocoder(option: str | Path, device: str | torch.device = "cpu") -> Vocoder:
-    """A pretrained HiFi-GAN by name (``hifigan`` is :data:`~tts.vocoders.pretrained.DEFAULT_HIFIGAN`,
-    or a key of :data:`~tts.vocoders.pretrained.PRETRAINED_HIFIGAN`), a bundled vocoder by name
-    (:data:`BUNDLED_VOCODERS`) or the vocoder checkpoint at the path ``option``, in eval mode on
-    ``device``."""
-    name = DEFAULT_HIFIGAN if str(option) == "hifigan" else str(option)
-    if name in PRETRAINED_HIFIGAN:
-        return pretrained_hifigan(name).to(device)
-    if name in BUNDLED_VOCODERS:
-        path = BUNDLED_VOCODERS[name]
-        if not path.is_file():
-            raise TTSError(f"the bundled vocoder {path} is missing: restore it with "
-                           f"'git checkout -- tts/pretrained/{path.name}', or use --vocoder hifigan")
-        return load_vocoder(path, device)
-    return load_vocoder(option, device)
 
 
 def average(sources: list[CheckpointContents]) -> dict[str, torch.Tensor]:

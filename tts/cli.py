@@ -1,4 +1,5 @@
-"""The ``tts`` command: builds the parser from the commands in :mod:`tts.commands` and dispatches.
+"""The ``tts`` command: builds the parser from the command table below and dispatches; a command's
+module is imported only when it is chosen, so ``tts --help`` answers at once.
 
 User errors (:class:`~tts.errors.TTSError`) print one ``error: ...`` line and exit with 2; training
 stopped by SIGINT / SIGTERM saves a checkpoint and exits with 130 / 143.
@@ -11,27 +12,37 @@ import logging
 import os
 import sys
 
-from tts.commands import (
-    bench,
-    evaluate,
-    evaluate_vocoder,
-    export,
-    features,
-    g2p,
-    plot_alignment,
-    report,
-    serve,
-    study,
-    synthesize,
-    train,
-    validate,
-    vocode,
-)
+from tts.commands.table import Command, Group, add_commands
 from tts.errors import Interrupted, Stopped, TTSError, report_to_user
 
-#: every command, in the order ``tts --help`` lists them; each module has ``register(subparsers)``
-COMMANDS = (g2p, vocode, features, train, synthesize, evaluate, evaluate_vocoder, validate, plot_alignment, export,
-            study, report, bench, serve)
+#: every command, in the order ``tts --help`` lists them (see :mod:`tts.commands.table`)
+COMMANDS = Group("command", {
+    "g2p": Command("tts.commands.g2p:declare", "print normalized text, phonemes and ids"),
+    "vocode": Command("tts.commands.vocode:declare_vocode",
+                      "mel .npy (n_mels, T) → wav with Griffin-Lim or a neural vocoder"),
+    "resynth": Command("tts.commands.vocode:declare_resynth", "wav → mel → vocoder → wav"),
+    "features": Command("tts.commands.features:declare", "compute the mel / token-id cache of a corpus"),
+    "train": Command("tts.commands.train:declare_acoustic", "train an acoustic model"),
+    "train-vocoder": Command("tts.commands.train:declare_vocoder",
+                             "train a neural vocoder (HiFi-GAN) on a corpus's mels and audio"),
+    "synthesize": Command("tts.commands.synthesize:declare", "text → wav (+ mel .npy and alignment plot)"),
+    "evaluate": Command("tts.commands.evaluate:declare", "attention failures, MCD and WER on held-out sentences"),
+    "evaluate-vocoder": Command("tts.commands.evaluate_vocoder:declare",
+                                "recordings resynthesized through vocoders, side by side: DNSMOS, PESQ, STOI, MCD, WER"),
+    "validate": Command("tts.commands.validate:declare",
+                        "teacher-forced losses, attention and text reliance of a checkpoint"),
+    "align": Command("tts.commands.align:declare",
+                     "per-token durations from a checkpoint's attention, scored against true phone timings"),
+    "plot-alignment": Command("tts.commands.plot_alignment:declare", "alignment figure of one or several checkpoints"),
+    "export": Command("tts.commands.export:declare",
+                      "a checkpoint for release: stripped .pt (float16 weights) or ONNX graphs"),
+    "study": Command("tts.commands.study:declare",
+                     "train one model per variant (e.g. per attention mechanism) and compare them"),
+    "report": Command("tts.commands.report:declare", "static HTML report of an experiment folder"),
+    "bench": Command("tts.commands.bench:declare", "benchmarks that print JSON (speed, memory, convergence)"),
+    "serve": Command("tts.commands.serve:declare",
+                     "an HTTP service with a page: POST /synthesize, GET /health, GET /"),
+})
 
 
 class Parser(argparse.ArgumentParser):
@@ -42,17 +53,17 @@ class Parser(argparse.ArgumentParser):
         sys.exit(2)
 
 
-def build_parser() -> argparse.ArgumentParser:
+def build_parser(argv: list[str]) -> argparse.ArgumentParser:
+    """The parser for ``argv``: every command listed, only the chosen one's arguments declared."""
     parser = Parser(prog="tts", description="Attention-based text-to-speech toolkit")
     parser.add_argument("-v", "--verbose", action="store_true", help="debug logging")
-    sub = parser.add_subparsers(dest="command", required=True, parser_class=Parser)
-    for command in COMMANDS:
-        command.register(sub)
+    add_commands(parser, COMMANDS, argv)
     return parser
 
 
 def main(argv: list[str] | None = None) -> int:
-    args = build_parser().parse_args(argv)
+    argv = sys.argv[1:] if argv is None else argv
+    args = build_parser(argv).parse_args(argv)
     logging.basicConfig(level=logging.DEBUG if args.verbose else logging.INFO,
                         format="%(levelname)s %(name)s: %(message)s")
     try:

@@ -23,7 +23,7 @@ import torch
 
 from tts import checkpoint
 from tts.audio import save_wav
-from tts.config import AudioConfig, ExperimentConfig, GriffinLimConfig, InferenceConfig, resolve_inference
+from tts.config import ExperimentConfig, InferenceConfig, resolve_inference
 from tts.errors import TTSError
 from tts.fileio import writable_folder
 from tts.metrics import AttentionReport, Failure, attention_report, most_diagonal_head, speech_steps
@@ -36,8 +36,9 @@ from tts.text import TokenizedText, Tokenizer
 from tts.text.g2p import get_g2p
 from tts.text.sentences import split_sentences, with_end_mark
 from tts.text.symbols import SILENT_SYMBOLS
-from tts.vocoders import GriffinLim, Vocoder
-from tts.vocoders.pretrained import PRETRAINED_HIFIGAN
+from tts.vocoder_loader import vocoder_for
+from tts.vocoders import Vocoder
+from tts.vocoders.catalogue import resolve
 
 log = logging.getLogger("tts.synthesis")
 
@@ -161,10 +162,12 @@ class Synthesizer:
         self.tokenizer = Tokenizer.for_config(text, loaded.inventory)
         if self.config.text.mode == "phoneme":
             get_g2p()  # load the G2P now, so per-text timings measure synthesis, not start-up
+        #: the short name of the settings' vocoder (``inference.vocoder``), e.g. for file names and reports
+        self.vocoder_name = resolve(self.settings.vocoder).name
         if vocoder is None and isinstance(loaded, OnnxExport) and self.settings.vocoder == loaded.vocoder_name:
             vocoder = loaded.vocoder
-        self.vocoder = vocoder or vocoder_from_option(self.settings.vocoder, self.config.audio, device,
-                                                      self.settings.griffin_lim)
+        self.vocoder = vocoder or vocoder_for(self.settings.vocoder, device, self.config.audio,
+                                              self.settings.griffin_lim)
         self.vocoder.check_compatible(self.config.audio)
 
     @classmethod
@@ -206,7 +209,6 @@ class Synthesizer:
         wav, lengths = vocoder(torch.from_numpy(mel).to(self.device)[None], None)
         return wav[0, : int(lengths[0])].cpu().numpy()
 
-    @torch.no_grad()
     def __call__(self, texts: str | list[str], settings: InferenceConfig | None = None) -> list[Result]:
         """Synthesize ``texts`` with this synthesizer's settings (or ``settings``, resolved elsewhere)."""
         settings = settings or self.settings
@@ -214,7 +216,14 @@ class Synthesizer:
             texts = [texts]
         start = time.perf_counter()
         prepared = [self.prepare(t, settings.split_sentences) for t in texts]
-        frontend_s = time.perf_counter() - start
+        return self.synthesize_prepared(texts, prepared, settings, frontend_s=time.perf_counter() - start)
+
+    @torch.no_grad()
+    def synthesize_prepared(self, texts: list[str], prepared: list[list[TokenizedText]],
+                            settings: InferenceConfig | None = None, frontend_s: float = 0.0) -> list[Result]:
+        """Synthesize texts already turned into sentences of tokens by :meth:`prepare` (one list
+        per text); ``frontend_s``: the seconds that took, shared out in the results' timings."""
+        settings = settings or self.settings
         flat = [(ti, si, tok) for ti, pieces in enumerate(prepared) for si, tok in enumerate(pieces)]
         order = sorted(range(len(flat)), key=lambda k: len(flat[k][2].ids), reverse=True)
         segments: dict[tuple[int, int], Segment] = {}
@@ -293,33 +302,6 @@ class Synthesizer:
         return np.concatenate(mels, axis=1), np.concatenate(stops), pause_steps
 
 
-#: the vocoders ``--vocoder`` knows by name (anything else is a vocoder checkpoint's path)
-NAMED_VOCODERS = ("griffin-lim", "hifigan", *PRETRAINED_HIFIGAN, *checkpoint.BUNDLED_VOCODERS)
-
-
-def vocoder_names(options: list[str]) -> list[str]:
-    """A short unique name per ``--vocoder`` option: a named vocoder's name, else the file's stem
-    (with its folder's name when stems repeat)."""
-    if len(set(options)) < len(options):
-        raise TTSError("give each --vocoder once")
-    names = [o if o in NAMED_VOCODERS else Path(o).stem for o in options]
-    if len(set(names)) < len(names):
-        names = [o if o in NAMED_VOCODERS else f"{Path(o).parent.name}_{Path(o).stem}" for o in options]
-    return names
-
-
-def vocoder_from_option(option: str, audio: AudioConfig, device: str | torch.device = "cpu",
-                        griffin_lim: GriffinLimConfig | None = None) -> Vocoder:
-    """``--vocoder`` / ``inference.vocoder``: ``griffin-lim`` → Griffin-Lim for ``audio`` with
-    ``griffin_lim``'s settings; anything else → :func:`tts.checkpoint.neural_vocoder`, refused when it was trained
-    on mels made with other settings than ``audio``."""
-    if option == "griffin-lim":
-        return GriffinLim(audio, griffin_lim).to(device)
-    vocoder = checkpoint.neural_vocoder(option, device)
-    vocoder.check_compatible(audio)
-    return vocoder
-
-
 def last_spoken(symbols: list[str]) -> int:
     """Index of the last symbol that takes time to say (not punctuation, a boundary or EOS)."""
     spoken = [i for i, s in enumerate(symbols) if s not in SILENT_SYMBOLS]
@@ -360,7 +342,7 @@ def output_names(out: str | Path, n_results: int) -> tuple[Path, list[str]]:
 
 def write_outputs(results: list[Result], out: str | Path, checkpoint_step: int | None = None, plots: bool = True,
                   stop_threshold: float = 0.5, compare: dict[str, Callable[[np.ndarray], np.ndarray]] | None = None,
-                  vocoder_name: str = "hifigan") -> dict:
+                  vocoder_name: str = "vocoder") -> dict:
     """Write ``<name>.wav``, ``<name>.npy`` (mel) and ``<name>.png`` (alignment) per result plus
     ``summary.json`` and ``index.html`` (see :func:`output_names` for the names). ``compare``:
     other vocoders (name → mel ``(n_mels, T_mel)`` → waveform) whose version of each result is

@@ -4,7 +4,6 @@ real comparison."""
 
 from __future__ import annotations
 
-import argparse
 import dataclasses
 import tempfile
 import time
@@ -12,7 +11,6 @@ from pathlib import Path
 
 import torch
 
-from tts.commands.options import add_threads, positive_int
 from tts.config import attention_config, config_from_dict
 from tts.data import FeatureDataset, compute_features
 from tts.data.toy import make_toy_corpus
@@ -26,15 +24,6 @@ from tts.training.losses import TTSLoss
 TOY_MODEL = {"embedding_dim": 64, "encoder_conv_layers": 2, "encoder_conv_channels": 64, "encoder_lstm_dim": 64,
              "prenet_dims": [64, 64], "attention_rnn_dim": 128, "decoder_rnn_dim": 128, "reduction_factor": 2,
              "postnet": {"layers": 3, "channels": 64}, "attention": {"attention_dim": 64}}
-
-
-def register(sub: argparse._SubParsersAction) -> None:
-    p = sub.add_parser("attention", help="toy: steps each attention mechanism needs to align on two utterances")
-    p.add_argument("--kinds", nargs="+", choices=available(), help="mechanisms to compare (default: all registered)")
-    p.add_argument("--max-steps", type=positive_int, default=400, help="training steps per mechanism")
-    p.add_argument("--no-guided", action="store_true", help="train without the guided attention loss")
-    add_threads(p)
-    p.set_defaults(bench=lambda a: bench_attention(a.kinds, a.max_steps, threads=a.threads, guided=not a.no_guided))
 
 
 def bench_attention(kinds: list[str] | None = None, max_steps: int = 400, check_every: int = 25,

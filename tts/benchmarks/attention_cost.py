@@ -7,14 +7,11 @@ from here (a study run's own seconds per update also count whatever shared its C
 
 from __future__ import annotations
 
-import argparse
-
 import numpy as np
 import torch
 
-from tts.commands.bench.model import reference_batch, time_training
-from tts.commands.bench.timing import CONFIGS
-from tts.commands.options import add_threads, positive_int
+from tts.benchmarks.inputs import CONFIGS
+from tts.benchmarks.model import reference_batch, time_training
 from tts.config import load_config
 from tts.errors import TTSError
 from tts.evaluation.timing import decoder_step_ms
@@ -24,24 +21,14 @@ from tts.text import SymbolInventory
 from tts.training.losses import TTSLoss
 
 
-def register(sub: argparse._SubParsersAction) -> None:
-    p = sub.add_parser("attention-cost", help="seconds per update and ms per decoder step of every attention "
-                                              "mechanism in one config, side by side")
-    p.add_argument("--config", default=str(CONFIGS / "attention_study.yaml"),
-                   help="a Tacotron2 config (default: configs/attention_study.yaml)")
-    p.add_argument("--kinds", nargs="+", choices=available(), help="mechanisms (default: all registered)")
-    p.add_argument("--rounds", type=positive_int, default=3, help="round-robin rounds (the median is reported)")
-    add_threads(p)
-    p.set_defaults(bench=lambda a: bench_attention_cost(a.config, a.kinds, a.rounds, a.threads))
-
-
-def bench_attention_cost(config_path: str, kinds: list[str] | None = None, rounds: int = 3, threads: int = 2,
+def bench_attention_cost(config_path: str | None = None, kinds: list[str] | None = None, rounds: int = 3, threads: int = 2,
                          train_steps: int = 2, decoder_steps: int = 200, seed: int = 0) -> dict:
     """Per mechanism: the median over ``rounds`` of seconds per training update (each round
-    :func:`~tts.commands.bench.model.time_training` of ``train_steps`` steps after a warm-up)
-    and of ms per decoder step (:func:`~tts.commands.bench.timing.decoder_step_ms`), every
+    :func:`~tts.benchmarks.model.time_training` of ``train_steps`` steps after a warm-up)
+    and of ms per decoder step (:func:`~tts.evaluation.timing.decoder_step_ms`), every
     mechanism once per round; and both relative to the cheapest."""
     torch.set_num_threads(threads)
+    config_path = config_path or str(CONFIGS / "attention_study.yaml")
     config = load_config(config_path)
     if config.model.name != "tacotron2":
         raise TTSError(f"--config {config_path} is a {config.model.name} model: attention mechanisms are "

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import argparse
 import gzip
 import logging
 import time
@@ -14,14 +13,7 @@ import torch
 from tts.text import Tokenizer
 from tts.text.g2p import get_g2p
 
-LJSPEECH_TRANSCRIPTS = Path(__file__).resolve().parents[3] / "recipes" / "ljspeech" / "nvidia_filelists.tsv.gz"
-
-
-def register(sub: argparse._SubParsersAction) -> None:
-    p = sub.add_parser("frontend", help="frontend speed and neural-G2P words on a transcript list")
-    p.add_argument("--text-file", help="transcripts, one per line or id<TAB>...<TAB>text "
-                                       "(default: LJSpeech's, recipes/ljspeech/nvidia_filelists.tsv.gz)")
-    p.set_defaults(bench=lambda a: bench_frontend(a.text_file))
+LJSPEECH_TRANSCRIPTS = Path(__file__).resolve().parents[2] / "recipes" / "ljspeech" / "nvidia_filelists.tsv.gz"
 
 
 def bench_frontend(text_file: str | None = None, limit: int | None = None) -> dict:

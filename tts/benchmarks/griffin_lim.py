@@ -2,24 +2,16 @@
 
 from __future__ import annotations
 
-import argparse
-
 import torch
 
 from tts.audio import STFT, spectral_convergence
-from tts.commands.bench.timing import add_clip_options, speech_clip
+from tts.benchmarks.inputs import speech_clip
 from tts.config import AudioConfig
 from tts.evaluation.timing import timed_runs
 from tts.vocoders import GriffinLim
 
 #: Griffin-Lim must beat ``librosa.griffinlim`` (60 iterations) by this factor at no worse spectral convergence
 GRIFFIN_LIM_TARGET = 3.0
-
-
-def register(sub: argparse._SubParsersAction) -> None:
-    p = sub.add_parser("griffin-lim", help="speed and spectral convergence against librosa's Griffin-Lim")
-    add_clip_options(p, "our iterations")
-    p.set_defaults(bench=lambda a: bench_griffin_lim(a.seconds, a.iters, a.threads, a.device, a.wav))
 
 
 def bench_griffin_lim(seconds: float = 10.0, iters: int = 64, threads: int = 2, device: str = "cpu",

@@ -1,8 +1,7 @@
-"""What every benchmark needs: a speech clip, wall-clock timing that waits for the GPU, and peak memory."""
+"""What benchmarks feed in: a speech clip (espeak-ng or a given wav), a text, and the repository's configs."""
 
 from __future__ import annotations
 
-import argparse
 import shutil
 import subprocess
 import tempfile
@@ -11,7 +10,6 @@ from pathlib import Path
 import numpy as np
 
 from tts.audio import load_wav
-from tts.commands.options import add_device, add_threads, positive_float, positive_int
 from tts.config import AudioConfig
 from tts.errors import TTSError
 
@@ -20,16 +18,7 @@ BENCH_TEXT = ("The quick brown fox jumps over the lazy dog. A journey of a thous
 
 
 #: the repository's configs/ (benchmarks default to its configs)
-CONFIGS = Path(__file__).resolve().parents[3] / "configs"
-
-
-def add_clip_options(p: argparse.ArgumentParser, iterations_help: str) -> None:
-    """The options of a benchmark on a speech clip: its length, Griffin-Lim's iterations, the clip, threads, device."""
-    p.add_argument("--seconds", type=positive_float, default=10.0, help="clip length")
-    p.add_argument("--iters", type=positive_int, default=64, help=iterations_help)
-    p.add_argument("--wav", help="speech clip to use (default: espeak-ng)")
-    add_threads(p)
-    add_device(p, "cpu")
+CONFIGS = Path(__file__).resolve().parents[2] / "configs"
 
 
 def speech_clip(seconds: float, config: AudioConfig, wav_path: str | None = None) -> np.ndarray:

@@ -4,14 +4,12 @@ each batch size, and how far the int8 mels are from the float32 ones for real se
 
 from __future__ import annotations
 
-import argparse
 from typing import Any
 
 import numpy as np
 import torch
 
 from tts import checkpoint
-from tts.commands.options import add_threads, positive_int
 from tts.config import InferenceConfig
 from tts.data import Batch
 from tts.devices import describe_device
@@ -32,15 +30,6 @@ SENTENCES = (
     "She jogs around the park every Sunday.",
     "Turn left at the second light and park behind the bakery.",
 )
-
-
-def register(sub: argparse._SubParsersAction) -> None:
-    p = sub.add_parser("int8", help="int8 vs float32 decoding on this CPU: kernels, speed and mel error")
-    p.add_argument("--checkpoint", help="acoustic model checkpoint (default: the bundled voice)")
-    p.add_argument("--batch-sizes", nargs="+", type=positive_int, default=[1, 16], help="batch sizes")
-    p.add_argument("--steps", type=positive_int, default=300, help="decoder steps each speed timing is forced to")
-    add_threads(p)
-    p.set_defaults(bench=lambda a: bench_int8(a.checkpoint, a.batch_sizes, a.steps, a.threads))
 
 
 def relative_errors(a: torch.Tensor, b: torch.Tensor, lengths: torch.Tensor) -> list[float]:

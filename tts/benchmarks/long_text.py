@@ -4,25 +4,14 @@ corpus's test transcripts)."""
 
 from __future__ import annotations
 
-import argparse
 import resource
 import time
 from pathlib import Path
 
 import torch
 
-from tts.commands.options import add_checkpoint, add_threads, add_vocoder
 from tts.errors import TTSError
 from tts.synthesis import Synthesizer
-
-
-def register(sub: argparse._SubParsersAction) -> None:
-    p = sub.add_parser("long-text", help="time and peak memory of synthesizing one long paragraph")
-    p.add_argument("--text-file", required=True, help="the paragraph (one text; line breaks are spaces)")
-    add_checkpoint(p)
-    add_vocoder(p)
-    add_threads(p)
-    p.set_defaults(bench=lambda a: bench_long_text(a.text_file, a.checkpoint, a.vocoder, a.threads))
 
 
 def bench_long_text(text_file: str, checkpoint: str | None = None, vocoder: str | None = None,

@@ -5,7 +5,6 @@ side with it. The harness prints one JSON line: ``train.mel_frames_per_second`` 
 
 from __future__ import annotations
 
-import argparse
 import contextlib
 import json
 import subprocess
@@ -17,8 +16,7 @@ import numpy as np
 import torch
 from torch import nn
 
-from tts.commands.bench.timing import CONFIGS
-from tts.commands.options import add_device, add_threads, positive_int
+from tts.benchmarks.inputs import CONFIGS
 from tts.config import ExperimentConfig, GriffinLimConfig, load_config
 from tts.data import Batch
 from tts.devices import describe_device
@@ -38,29 +36,6 @@ GPU_TARGETS = {"inference_batch1_ms_per_decoder_step": 0.5, "synthesis_batch64_t
                "train_mel_frames_per_second": 2.0}
 #: what ``--precisions`` may name: int8 runs on the CPU only, bf16 is autocast on either device
 PRECISIONS = ("fp32", "bf16", "int8")
-
-
-def register(sub: argparse._SubParsersAction) -> None:
-    p = sub.add_parser("model", help="training and inference speed of an acoustic model config")
-    p.add_argument("--config", help="its config, Tacotron2 or Transformer-TTS (default: configs/tacotron2.yaml)")
-    p.add_argument("--train-steps", type=positive_int, default=5, help="timed training steps (median)")
-    p.add_argument("--inference-steps", type=positive_int, default=500,
-                   help="decoder steps each timed inference is forced to")
-    reference = p.add_mutually_exclusive_group()
-    reference.add_argument("--reference-command", help="a timing harness to run first, side by side, that prints "
-                                                       "one JSON line (see this module's docstring)")
-    reference.add_argument("--reference-json", help="that harness's JSON, stored from an earlier run")
-    p.add_argument("--precisions", nargs="+", choices=PRECISIONS,
-                   help="default fp32 int8 on the CPU, fp32 bf16 on CUDA; bf16 also trains under autocast")
-    p.add_argument("--batch-sizes", nargs="+", type=positive_int,
-                   help="inference and synthesis batch sizes (default 1 16, and 64 on CUDA)")
-    p.add_argument("--iters", type=positive_int, default=64, help="Griffin-Lim iterations of the synthesis timing")
-    add_threads(p)
-    add_device(p, "cpu")
-    p.set_defaults(bench=lambda a: bench_model(
-        a.threads, a.config, a.train_steps, a.inference_steps, reference=run_reference(a.reference_command,
-                                                                                       a.reference_json),
-        device=a.device, precisions=a.precisions, batch_sizes=a.batch_sizes, griffin_lim_iters=a.iters))
 
 
 def check_precisions(precisions: list[str], device: str) -> list[str]:

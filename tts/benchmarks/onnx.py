@@ -3,7 +3,6 @@ decoder step, and whole texts through the acoustic model and the vocoder."""
 
 from __future__ import annotations
 
-import argparse
 import statistics
 import tempfile
 import time
@@ -12,21 +11,10 @@ from pathlib import Path
 import numpy as np
 import torch
 
-from tts.commands.bench.timing import BENCH_TEXT
-from tts.commands.options import add_checkpoint, add_threads, add_vocoder, positive_int
+from tts.benchmarks.inputs import BENCH_TEXT
 from tts.models.decoding import Decodable
 from tts.onnx import export_checkpoint, load_onnx
 from tts.synthesis import Synthesizer
-
-
-def register(sub: argparse._SubParsersAction) -> None:
-    p = sub.add_parser("onnx", help="onnxruntime against PyTorch: decoder step and whole synthesis")
-    add_checkpoint(p)
-    add_vocoder(p)
-    p.add_argument("--steps", type=positive_int, default=200, help="decoder steps timed per run")
-    p.add_argument("--runs", type=positive_int, default=3, help="timed runs of each engine, alternating (median)")
-    add_threads(p)
-    p.set_defaults(bench=lambda a: bench_onnx(a.checkpoint, a.vocoder, a.steps, a.runs, a.threads))
 
 
 def step_seconds(model: Decodable, ids: torch.Tensor, steps: int) -> float:

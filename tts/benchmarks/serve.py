@@ -3,7 +3,6 @@ second, latency percentiles, errors and the service's resident memory."""
 
 from __future__ import annotations
 
-import argparse
 import json
 import socket
 import subprocess
@@ -18,21 +17,12 @@ from typing import Iterator
 
 import numpy as np
 
-from tts.commands.options import add_checkpoint, positive_int
 from tts.errors import TTSError
+from tts.vocoders.catalogue import DEFAULT_VOCODER
 
 SENTENCES = ["The quick brown fox jumps over the lazy dog.", "Please call me back after lunch.",
              "The train leaves at seven in the morning.", "We will need two more chairs for the meeting.",
              "She reads a book every week.", "Turn left at the second traffic light."]
-
-
-def register(sub: argparse._SubParsersAction) -> None:
-    p = sub.add_parser("serve", help="tts serve under concurrent load: requests/s, p50/p95 latency, memory")
-    add_checkpoint(p)
-    p.add_argument("--vocoder", default="hifigan", help="the service's vocoder (default hifigan)")
-    p.add_argument("--requests", type=positive_int, default=50, help="requests, all sent at once (default 50)")
-    p.add_argument("--rounds", type=positive_int, default=2, help="rounds of --requests (memory after each)")
-    p.set_defaults(bench=lambda a: bench_serve(a.checkpoint, a.vocoder, a.requests, a.rounds))
 
 
 def free_port() -> int:
@@ -87,9 +77,10 @@ def running_service(options: list[str]) -> Iterator[tuple[str, subprocess.Popen]
         server.wait(timeout=30)
 
 
-def bench_serve(checkpoint: str | None = None, vocoder: str = "hifigan", requests: int = 50, rounds: int = 2) -> dict:
+def bench_serve(checkpoint: str | None = None, vocoder: str | None = None, requests: int = 50, rounds: int = 2) -> dict:
     """Start ``tts serve`` (``checkpoint``, default the bundled voice), warm it with one request,
     then send ``rounds`` × ``requests`` requests, each round all at once."""
+    vocoder = vocoder or DEFAULT_VOCODER
     voice = ["--voice", f"bench={checkpoint}"] if checkpoint else []
     with running_service([*voice, "--vocoder", vocoder, "--max-jobs", str(requests + 1)]) as (base, server):
         _post(base, SENTENCES[0])  # warm-up

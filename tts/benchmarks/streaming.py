@@ -2,28 +2,16 @@
 
 from __future__ import annotations
 
-import argparse
 import time
 
 import numpy as np
 import torch
 
-from tts.commands.options import add_checkpoint, add_threads, add_vocoder, positive_int
 from tts.streaming import Streamer
 from tts.synthesis import Synthesizer
 
 SENTENCE = ("The quick brown fox jumps over the lazy dog while the old farmer watches quietly "
             "from the porch of his house.")  # 20 words
-
-
-def register(sub: argparse._SubParsersAction) -> None:
-    p = sub.add_parser("streaming", help="time to first audio, streamed against whole, for one sentence")
-    p.add_argument("--text", default=SENTENCE, help="the sentence (default: 20 words)")
-    p.add_argument("--runs", type=positive_int, default=3, help="timed runs (median), after one warm-up")
-    add_checkpoint(p)
-    add_vocoder(p)
-    add_threads(p)
-    p.set_defaults(bench=lambda a: bench_streaming(a.text, a.checkpoint, a.vocoder, a.threads, a.runs))
 
 
 def bench_streaming(text: str = SENTENCE, checkpoint: str | None = None, vocoder: str | None = None,

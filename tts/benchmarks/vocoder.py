@@ -2,22 +2,15 @@
 
 from __future__ import annotations
 
-import argparse
 from pathlib import Path
 
 import torch
 
 from tts.audio import MelSpectrogram
-from tts.commands.bench.timing import CONFIGS, add_clip_options, speech_clip
+from tts.benchmarks.inputs import CONFIGS, speech_clip
 from tts.config import AudioConfig, GriffinLimConfig, VocoderExperimentConfig, load_config
 from tts.evaluation.timing import timed_runs
 from tts.vocoders import GriffinLim, Vocoder, build_vocoder
-
-
-def register(sub: argparse._SubParsersAction) -> None:
-    p = sub.add_parser("vocoder", help="real-time factor of Griffin-Lim and of each HiFi-GAN and Vocos config")
-    add_clip_options(p, "Griffin-Lim iterations")
-    p.set_defaults(bench=lambda a: bench_vocoder(a.seconds, a.threads, a.iters, a.device, wav_path=a.wav))
 
 
 def bench_vocoder(seconds: float = 10.0, threads: int = 2, iters: int = 64, device: str = "cpu",

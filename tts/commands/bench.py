@@ -1,35 +1,207 @@
 """``tts bench <name>``: speed and quality benchmarks that print JSON; never run in tests. Each
-benchmark is a module that owns its arguments and its measurement."""
+benchmark's arguments are declared here and its measurement lives in :mod:`tts.benchmarks`;
+only the chosen benchmark's module is imported."""
 
 from __future__ import annotations
 
 import argparse
 import json
 
-from tts.commands.bench import (
-    attention,
-    attention_cost,
-    frontend,
-    griffin_lim,
-    int8,
-    long_text,
-    model,
-    onnx,
-    serve,
-    streaming,
-    vocoder,
-)
-
-BENCHMARKS = (griffin_lim, vocoder, model, int8, attention, attention_cost, frontend, long_text, streaming, onnx, serve)
+from tts.commands.options import add_checkpoint, add_device, add_threads, add_vocoder, positive_float, positive_int
+from tts.commands.table import Command, Group
 
 
-def register(sub: argparse._SubParsersAction) -> None:
-    p = sub.add_parser("bench", help="benchmarks that print JSON (speed, memory, convergence)")
-    names = p.add_subparsers(dest="benchmark", required=True, parser_class=type(p))
-    for benchmark in BENCHMARKS:
-        benchmark.register(names)
+def declare(p: argparse.ArgumentParser) -> Group:
     p.set_defaults(func=run)
+    return BENCHMARKS
 
 
 def run(args: argparse.Namespace) -> None:
     print(json.dumps(args.bench(args), indent=2))
+
+
+def _clip_options(p: argparse.ArgumentParser, iterations_help: str) -> None:
+    """The options of a benchmark on a speech clip: its length, Griffin-Lim's iterations, the clip, threads, device."""
+    p.add_argument("--seconds", type=positive_float, default=10.0, help="clip length")
+    p.add_argument("--iters", type=positive_int, default=64, help=iterations_help)
+    p.add_argument("--wav", help="speech clip to use (default: espeak-ng)")
+    add_threads(p)
+    add_device(p, "cpu")
+
+
+def griffin_lim(p: argparse.ArgumentParser) -> None:
+    _clip_options(p, "our iterations")
+
+    def bench(a: argparse.Namespace) -> dict:
+        from tts.benchmarks.griffin_lim import bench_griffin_lim
+
+        return bench_griffin_lim(a.seconds, a.iters, a.threads, a.device, a.wav)
+    p.set_defaults(bench=bench)
+
+
+def vocoder(p: argparse.ArgumentParser) -> None:
+    _clip_options(p, "Griffin-Lim iterations")
+
+    def bench(a: argparse.Namespace) -> dict:
+        from tts.benchmarks.vocoder import bench_vocoder
+
+        return bench_vocoder(a.seconds, a.threads, a.iters, a.device, wav_path=a.wav)
+    p.set_defaults(bench=bench)
+
+
+def model(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--config", help="its config, Tacotron2 or Transformer-TTS (default: configs/tacotron2.yaml)")
+    p.add_argument("--train-steps", type=positive_int, default=5, help="timed training steps (median)")
+    p.add_argument("--inference-steps", type=positive_int, default=500,
+                   help="decoder steps each timed inference is forced to")
+    reference = p.add_mutually_exclusive_group()
+    reference.add_argument("--reference-command", help="a timing harness to run first, side by side, that prints "
+                                                       "one JSON line (see tts/benchmarks/model.py)")
+    reference.add_argument("--reference-json", help="that harness's JSON, stored from an earlier run")
+    p.add_argument("--precisions", nargs="+", choices=("fp32", "bf16", "int8"),
+                   help="default fp32 int8 on the CPU, fp32 bf16 on CUDA; bf16 also trains under autocast")
+    p.add_argument("--batch-sizes", nargs="+", type=positive_int,
+                   help="inference and synthesis batch sizes (default 1 16, and 64 on CUDA)")
+    p.add_argument("--iters", type=positive_int, default=64, help="Griffin-Lim iterations of the synthesis timing")
+    add_threads(p)
+    add_device(p, "cpu")
+
+    def bench(a: argparse.Namespace) -> dict:
+        from tts.benchmarks.model import bench_model, run_reference
+
+        return bench_model(a.threads, a.config, a.train_steps, a.inference_steps,
+                           reference=run_reference(a.reference_command, a.reference_json), device=a.device,
+                           precisions=a.precisions, batch_sizes=a.batch_sizes, griffin_lim_iters=a.iters)
+    p.set_defaults(bench=bench)
+
+
+def int8(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--checkpoint", help="acoustic model checkpoint (default: the bundled voice)")
+    p.add_argument("--batch-sizes", nargs="+", type=positive_int, default=[1, 16], help="batch sizes")
+    p.add_argument("--steps", type=positive_int, default=300, help="decoder steps each speed timing is forced to")
+    add_threads(p)
+
+    def bench(a: argparse.Namespace) -> dict:
+        from tts.benchmarks.int8 import bench_int8
+
+        return bench_int8(a.checkpoint, a.batch_sizes, a.steps, a.threads)
+    p.set_defaults(bench=bench)
+
+
+def attention(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--kinds", nargs="+", help="mechanisms to compare (default: all registered)")
+    p.add_argument("--max-steps", type=positive_int, default=400, help="training steps per mechanism")
+    p.add_argument("--no-guided", action="store_true", help="train without the guided attention loss")
+    add_threads(p)
+
+    def bench(a: argparse.Namespace) -> dict:
+        from tts.benchmarks.attention import bench_attention
+
+        return bench_attention(a.kinds, a.max_steps, threads=a.threads, guided=not a.no_guided)
+    p.set_defaults(bench=bench)
+
+
+def attention_cost(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--config", help="a Tacotron2 config (default: configs/attention_study.yaml)")
+    p.add_argument("--kinds", nargs="+", help="mechanisms (default: all registered)")
+    p.add_argument("--rounds", type=positive_int, default=3, help="round-robin rounds (the median is reported)")
+    add_threads(p)
+
+    def bench(a: argparse.Namespace) -> dict:
+        from tts.benchmarks.attention_cost import bench_attention_cost
+
+        return bench_attention_cost(a.config, a.kinds, a.rounds, a.threads)
+    p.set_defaults(bench=bench)
+
+
+def frontend(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--text-file", help="transcripts, one per line or id<TAB>...<TAB>text "
+                                       "(default: LJSpeech's, recipes/ljspeech/nvidia_filelists.tsv.gz)")
+
+    def bench(a: argparse.Namespace) -> dict:
+        from tts.benchmarks.frontend import bench_frontend
+
+        return bench_frontend(a.text_file)
+    p.set_defaults(bench=bench)
+
+
+def cli(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--runs", type=positive_int, default=5, help="cold starts of each command (the median is reported)")
+
+    def bench(a: argparse.Namespace) -> dict:
+        from tts.benchmarks.cli import bench_cli
+
+        return bench_cli(a.runs)
+    p.set_defaults(bench=bench)
+
+
+def long_text(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--text-file", required=True, help="the paragraph (one text; line breaks are spaces)")
+    add_checkpoint(p)
+    add_vocoder(p)
+    add_threads(p)
+
+    def bench(a: argparse.Namespace) -> dict:
+        from tts.benchmarks.long_text import bench_long_text
+
+        return bench_long_text(a.text_file, a.checkpoint, a.vocoder, a.threads)
+    p.set_defaults(bench=bench)
+
+
+def streaming(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--text", help="the sentence (default: 20 words)")
+    p.add_argument("--runs", type=positive_int, default=3, help="timed runs (median), after one warm-up")
+    add_checkpoint(p)
+    add_vocoder(p)
+    add_threads(p)
+
+    def bench(a: argparse.Namespace) -> dict:
+        from tts.benchmarks.streaming import SENTENCE, bench_streaming
+
+        return bench_streaming(a.text or SENTENCE, a.checkpoint, a.vocoder, a.threads, a.runs)
+    p.set_defaults(bench=bench)
+
+
+def onnx(p: argparse.ArgumentParser) -> None:
+    add_checkpoint(p)
+    add_vocoder(p)
+    p.add_argument("--steps", type=positive_int, default=200, help="decoder steps timed per run")
+    p.add_argument("--runs", type=positive_int, default=3, help="timed runs of each engine, alternating (median)")
+    add_threads(p)
+
+    def bench(a: argparse.Namespace) -> dict:
+        from tts.benchmarks.onnx import bench_onnx
+
+        return bench_onnx(a.checkpoint, a.vocoder, a.steps, a.runs, a.threads)
+    p.set_defaults(bench=bench)
+
+
+def serve(p: argparse.ArgumentParser) -> None:
+    add_checkpoint(p)
+    p.add_argument("--vocoder", help="the service's vocoder (default: the default vocoder)")
+    p.add_argument("--requests", type=positive_int, default=50, help="requests, all sent at once (default 50)")
+    p.add_argument("--rounds", type=positive_int, default=2, help="rounds of --requests (memory after each)")
+
+    def bench(a: argparse.Namespace) -> dict:
+        from tts.benchmarks.serve import bench_serve
+
+        return bench_serve(a.checkpoint, a.vocoder, a.requests, a.rounds)
+    p.set_defaults(bench=bench)
+
+
+BENCHMARKS = Group("benchmark", {
+    "griffin-lim": Command(f"{__name__}:griffin_lim", "speed and spectral convergence against librosa's Griffin-Lim"),
+    "vocoder": Command(f"{__name__}:vocoder", "real-time factor of Griffin-Lim and of each HiFi-GAN and Vocos config"),
+    "model": Command(f"{__name__}:model", "training and inference speed of an acoustic model config"),
+    "int8": Command(f"{__name__}:int8", "int8 vs float32 decoding on this CPU: kernels, speed and mel error"),
+    "attention": Command(f"{__name__}:attention",
+                         "toy: steps each attention mechanism needs to align on two utterances"),
+    "attention-cost": Command(f"{__name__}:attention_cost", "seconds per update and ms per decoder step of every "
+                                                            "attention mechanism in one config, side by side"),
+    "frontend": Command(f"{__name__}:frontend", "frontend speed and neural-G2P words on a transcript list"),
+    "cli": Command(f"{__name__}:cli", "cold-start wall and CPU time of tts --help, tts g2p and tts synthesize"),
+    "long-text": Command(f"{__name__}:long_text", "time and peak memory of synthesizing one long paragraph"),
+    "streaming": Command(f"{__name__}:streaming", "time to first audio, streamed against whole, for one sentence"),
+    "onnx": Command(f"{__name__}:onnx", "onnxruntime against PyTorch: decoder step and whole synthesis"),
+    "serve": Command(f"{__name__}:serve", "tts serve under concurrent load: requests/s, p50/p95 latency, memory"),
+})

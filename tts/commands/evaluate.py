@@ -12,8 +12,7 @@ from tts.commands.options import add_checkpoint, add_inference, add_split, add_v
 from tts.errors import TTSError
 
 
-def register(sub: argparse._SubParsersAction) -> None:
-    p = sub.add_parser("evaluate", help="attention failures, MCD and WER on held-out sentences")
+def declare(p: argparse.ArgumentParser) -> None:
     add_checkpoint(p)
     add_split(p, "test", "corpus root with reference recordings (with --suite: the training corpus, whose "
                          "longest utterance sets the long category)", data_required=False)

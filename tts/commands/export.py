@@ -6,13 +6,11 @@ from __future__ import annotations
 
 import argparse
 
-from tts import checkpoint
 from tts.commands.options import add_vocoder, inference_settings
 from tts.errors import TTSError
 
 
-def register(sub: argparse._SubParsersAction) -> None:
-    p = sub.add_parser("export", help="a checkpoint for release: stripped .pt (float16 weights) or ONNX graphs")
+def declare(p: argparse.ArgumentParser) -> None:
     p.add_argument("inputs", nargs="+", metavar="CHECKPOINT|inference.KEY=VALUE",
                    help="a checkpoint (several of one run, e.g. its last few: their weights are averaged), then "
                         "the inference settings the release is stored with, e.g. inference.attention_window=[1,2]")
@@ -34,6 +32,8 @@ def run(args: argparse.Namespace) -> None:
     if args.format == "onnx" and len(checkpoints) > 1:
         raise TTSError("--format onnx exports one checkpoint: average into a .pt first, then export that")
     if args.format == "pt":
+        from tts import checkpoint
+
         out = checkpoint.export(checkpoints, args.out, half=not args.fp32, inference=changes)
         print(f"wrote {out} ({out.stat().st_size / 1e6:.1f} MB)")
         return

@@ -7,12 +7,9 @@ import json
 import os
 
 from tts.commands.options import positive_int
-from tts.config import load_config
-from tts.data import compute_features
 
 
-def register(sub: argparse._SubParsersAction) -> None:
-    p = sub.add_parser("features", help="compute the mel / token-id cache of a corpus")
+def declare(p: argparse.ArgumentParser) -> None:
     p.add_argument("--data", required=True, help="corpus root (metadata.csv, wavs/, splits/)")
     p.add_argument("--config", help="YAML config (audio and text settings)")
     p.add_argument("--jobs", type=positive_int, default=min(len(os.sched_getaffinity(0)), 8),
@@ -22,6 +19,9 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 
 def run(args: argparse.Namespace) -> None:
+    from tts.config import load_config
+    from tts.data import compute_features
+
     config = load_config(args.config, args.overrides)
     out = compute_features(args.data, config, num_workers=args.jobs)
     stats = json.loads((out / "stats.json").read_text())

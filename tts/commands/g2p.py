@@ -9,8 +9,7 @@ from tts.config.text import TextMode
 from tts.text import Tokenizer
 
 
-def register(sub: argparse._SubParsersAction) -> None:
-    p = sub.add_parser("g2p", help="print normalized text, phonemes and ids")
+def declare(p: argparse.ArgumentParser) -> None:
     p.add_argument("text")
     p.add_argument("--mode", default="phoneme", choices=choices(TextMode))
     p.add_argument("--lexicon", help="pronunciation lexicon (WORD PH ON EMES per line), before the dictionary")

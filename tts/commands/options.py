@@ -110,19 +110,16 @@ def inference_settings(items: list[str] | None) -> dict[str, Any]:
     return given
 
 
-VOCODER_HELP = ("hifigan (the default: the pretrained HiFi-GAN V1 that suits the bundled voice), hifigan-ljspeech, "
-                 "hifigan-universal, vocos-student (its fast student, the bundled voice's), griffin-lim, or a "
-                 "vocoder checkpoint written by 'tts train-vocoder'")
-
-
 def add_vocoder(p: argparse.ArgumentParser, several: bool = False) -> None:
     """``--vocoder``: the one that turns mels into sound (with ``several``: the first; the others
     make versions to compare)."""
+    from tts.vocoders.catalogue import help_text
+
     if several:
-        p.add_argument("--vocoder", nargs="+", metavar="VOCODER", help=VOCODER_HELP + "; several: each text in "
+        p.add_argument("--vocoder", nargs="+", metavar="VOCODER", help=help_text() + "; several: each text in "
                        "each version, played side by side in index.html (the first is <name>.wav)")
     else:
-        p.add_argument("--vocoder", metavar="VOCODER", help=VOCODER_HELP)
+        p.add_argument("--vocoder", metavar="VOCODER", help=help_text())
 
 
 def inference_changes(args: argparse.Namespace) -> dict[str, Any]:

@@ -8,8 +8,7 @@ import argparse
 from tts.commands.options import add_inference, device, inference_changes, int_pair
 
 
-def register(sub: argparse._SubParsersAction) -> None:
-    p = sub.add_parser("plot-alignment", help="alignment figure of one or several checkpoints")
+def declare(p: argparse.ArgumentParser) -> None:
     p.add_argument("--checkpoint", nargs="+", required=True, help="one or more checkpoints (side by side)")
     p.add_argument("--text", help="free text (inference)")
     p.add_argument("--utterance", help="a validation utterance id (teacher-forced; needs --data)")

@@ -7,8 +7,7 @@ from __future__ import annotations
 import argparse
 
 
-def register(sub: argparse._SubParsersAction) -> None:
-    p = sub.add_parser("report", help="static HTML report of an experiment folder")
+def declare(p: argparse.ArgumentParser) -> None:
     p.add_argument("exp")
     p.add_argument("--eval", help="evaluation folder (default: <exp>/eval)")
     p.set_defaults(func=run)

@@ -10,8 +10,7 @@ from tts.commands.options import add_device, device, positive_int
 from tts.errors import TTSError
 
 
-def register(sub: argparse._SubParsersAction) -> None:
-    p = sub.add_parser("study", help="train one model per variant (e.g. per attention mechanism) and compare them")
+def declare(p: argparse.ArgumentParser) -> None:
     p.add_argument("--config", required=True)
     p.add_argument("--data", required=True, help="corpus root")
     p.add_argument("--out", required=True, help="study folder (one experiment per variant, study.json, study.md)")

@@ -4,18 +4,19 @@ from __future__ import annotations
 
 import argparse
 from pathlib import Path
-from typing import Callable
-
-import numpy as np
+from typing import TYPE_CHECKING, Callable
 
 from tts.commands.options import add_checkpoint, add_inference, add_limit, add_vocoder, device, inference_changes
 from tts.errors import TTSError
-from tts.synthesis import Synthesizer, output_names, vocoder_from_option, vocoder_names, write_outputs
-from tts.vocoders import Vocoder
+
+if TYPE_CHECKING:
+    import numpy as np
+
+    from tts.synthesis import Synthesizer
+    from tts.vocoders import Vocoder
 
 
-def register(sub: argparse._SubParsersAction) -> None:
-    p = sub.add_parser("synthesize", help="text → wav (+ mel .npy and alignment plot)")
+def declare(p: argparse.ArgumentParser) -> None:
     add_checkpoint(p)
     p.add_argument("--engine", choices=["torch", "onnx"], default="torch",
                    help="onnx: run an export of 'tts export --format onnx' (--checkpoint names its folder) on onnxruntime")
@@ -71,8 +72,13 @@ def vocoding_with(synthesizer: Synthesizer, vocoder: Vocoder) -> Callable[[np.nd
 
 
 def run(args: argparse.Namespace) -> int:
+    from tts.synthesis import Synthesizer, output_names, write_outputs
+    from tts.vocoder_loader import vocoder_for
+    from tts.vocoders.catalogue import short_names
+
     texts = read_texts(args)
-    vocoder_names(args.vocoder or [])  # each given once
+    given = args.vocoder or []
+    names = short_names(given)  # each given once, checked before anything loads
     output_names(args.out, 1 if args.text is not None else len(texts))
     if args.engine == "onnx":
         if args.checkpoint is None:
@@ -83,27 +89,27 @@ def run(args: argparse.Namespace) -> int:
     else:
         synthesizer = Synthesizer.from_checkpoint(args.checkpoint, device=device(args), int8=args.int8,
                                                   lexicon=args.lexicon, changes=inference_changes(args))
-    options = [synthesizer.settings.vocoder, *(args.vocoder or [])[1:]]
-    names = vocoder_names(options)
+    settings = synthesizer.settings
+    split = settings.split_sentences
     if len(texts) == 1:
-        synthesizer.prepare(texts[0])  # a single text's problem is the error itself
-    valid = []
+        synthesizer.prepare(texts[0], split)  # a single text's problem is the error itself
+    valid, prepared = [], []
     for number, text in enumerate(texts, 1):
         try:
-            synthesizer.prepare(text)
+            prepared.append(synthesizer.prepare(text, split))
             valid.append(text)
         except TTSError as exc:
             print(f"skipped line {number}: {exc}")
     if not valid:
         raise TTSError(f"no line could be turned into tokens (all {len(texts)} skipped)")
     output_names(args.out, len(valid))
-    settings = synthesizer.settings
-    others = {name: vocoder_from_option(option, synthesizer.config.audio, synthesizer.device, settings.griffin_lim)
-              for name, option in zip(names[1:], options[1:])}
-    results = synthesizer(valid)
-    compare = {name: vocoding_with(synthesizer, vocoder) for name, vocoder in others.items()}
+    compare = {name: vocoding_with(synthesizer, vocoder_for(option, synthesizer.device, synthesizer.config.audio,
+                                                            settings.griffin_lim))
+               for name, option in zip(names[1:], given[1:])}
+    results = synthesizer.synthesize_prepared(valid, prepared)
     summary = write_outputs(results, args.out, synthesizer.step, plots=not args.no_plots,
-                            stop_threshold=settings.stop_threshold, compare=compare, vocoder_name=names[0])
+                            stop_threshold=settings.stop_threshold, compare=compare,
+                            vocoder_name=synthesizer.vocoder_name)
     for row in summary["utterances"]:
         flag = f"  [{', '.join(row['failures'])}]" if row["failures"] else ""
         print(f"{row['wav']}: {row['seconds']:.2f} s audio, RTF {row['rtf']:.3f}{flag}")

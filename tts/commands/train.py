@@ -5,16 +5,14 @@ from __future__ import annotations
 import argparse
 
 from tts.commands.options import add_device
-from tts.config import VocoderExperimentConfig, load_config
-from tts.training.trainer import Trainer
-from tts.training.vocoder_trainer import VocoderTrainer
 
 
-def register(sub: argparse._SubParsersAction) -> None:
-    p = sub.add_parser("train", help="train an acoustic model")
+def declare_acoustic(p: argparse.ArgumentParser) -> None:
     _add_run_options(p, "corpus root with computed features", "experiment folder (checkpoints, logs, plots)")
     p.set_defaults(func=run_acoustic)
-    p = sub.add_parser("train-vocoder", help="train a neural vocoder (HiFi-GAN) on a corpus's mels and audio")
+
+
+def declare_vocoder(p: argparse.ArgumentParser) -> None:
     _add_run_options(p, "corpus root with computed features (any cache with the config's mel settings)",
                      "experiment folder (checkpoints, logs, validation audio)")
     p.set_defaults(func=run_vocoder)
@@ -32,12 +30,18 @@ def _add_run_options(p: argparse.ArgumentParser, data_help: str, out_help: str) 
 
 
 def run_acoustic(args: argparse.Namespace) -> None:
+    from tts.config import load_config
+    from tts.training.trainer import Trainer
+
     config = load_config(args.config, args.overrides)
     Trainer(config, args.data, args.out, resume=args.resume_from or args.resume, device=args.device,
             progress=not args.no_progress).fit()
 
 
 def run_vocoder(args: argparse.Namespace) -> None:
+    from tts.config import VocoderExperimentConfig, load_config
+    from tts.training.vocoder_trainer import VocoderTrainer
+
     config = load_config(args.config, args.overrides, VocoderExperimentConfig)
     VocoderTrainer(config, args.data, args.out, resume=args.resume_from or args.resume, device=args.device,
                    progress=not args.no_progress).fit()

@@ -13,8 +13,7 @@ import json
 from tts.commands.options import add_checkpoint, add_device, add_split, device, non_negative_int
 
 
-def register(sub: argparse._SubParsersAction) -> None:
-    p = sub.add_parser("validate", help="teacher-forced losses, attention and text reliance of a checkpoint")
+def declare(p: argparse.ArgumentParser) -> None:
     add_checkpoint(p)
     add_split(p, "val", "corpus root with computed features")
     p.add_argument("--asr", type=non_negative_int, default=0, metavar="N",

@@ -4,25 +4,24 @@ without an acoustic model."""
 from __future__ import annotations
 
 import argparse
+from typing import TYPE_CHECKING
 
-import numpy as np
-import torch
-
-from tts.audio import MelSpectrogram, load_wav, save_wav
-from tts.checkpoint import neural_vocoder
 from tts.commands.options import positive_int, wav_output
-from tts.config import load_config, resolve_inference
 from tts.errors import TTSError
-from tts.fileio import refuse_overwriting
-from tts.vocoders import GriffinLim, Vocoder
+
+if TYPE_CHECKING:
+    import numpy as np
+
+    from tts.vocoders import Vocoder
 
 
-def register(sub: argparse._SubParsersAction) -> None:
-    p = sub.add_parser("vocode", help="mel .npy (n_mels, T) → wav with Griffin-Lim or a neural vocoder")
+def declare_vocode(p: argparse.ArgumentParser) -> None:
     p.add_argument("mel")
     _add_vocoder_options(p)
     p.set_defaults(func=run_vocode)
-    p = sub.add_parser("resynth", help="wav → mel → vocoder → wav")
+
+
+def declare_resynth(p: argparse.ArgumentParser) -> None:
     p.add_argument("input")
     _add_vocoder_options(p)
     p.set_defaults(func=run_resynth)
@@ -32,18 +31,24 @@ def _add_vocoder_options(p: argparse.ArgumentParser) -> None:
     p.add_argument("-o", "--output", required=True, help="the wav to write")
     p.add_argument("--config", help="YAML config for the audio settings (default: built-in)")
     p.add_argument("--iters", type=positive_int, help="Griffin-Lim iterations")
-    p.add_argument("--vocoder", metavar="VOCODER", default="griffin-lim",
-                   help="griffin-lim (the default here: the config's audio settings apply), hifigan, hifigan-ljspeech, "
-                        "hifigan-universal, vocos-student, or a vocoder checkpoint written by 'tts train-vocoder'")
+    from tts.vocoders.catalogue import GRIFFIN_LIM, help_text
+
+    p.add_argument("--vocoder", metavar="VOCODER", default=GRIFFIN_LIM,
+                   help=f"{help_text()}; here the default is {GRIFFIN_LIM}, with the config's audio settings")
 
 
 def standalone_vocoder(args: argparse.Namespace) -> Vocoder:
     """Griffin-Lim with ``--config``'s audio settings (``--iters`` iterations), or a neural vocoder
     checkpoint (whose own audio settings apply; with ``--config`` they must agree)."""
-    if args.vocoder != "griffin-lim":
+    from tts.config import load_config, resolve_inference
+    from tts.vocoder_loader import vocoder_for
+    from tts.vocoders import GriffinLim
+    from tts.vocoders.catalogue import resolve
+
+    if resolve(args.vocoder).source != "griffin-lim":
         if args.iters is not None:
             raise TTSError("--iters sets Griffin-Lim's iterations; it does not apply to a neural --vocoder")
-        vocoder = neural_vocoder(args.vocoder)
+        vocoder = vocoder_for(args.vocoder)
         if args.config:
             vocoder.check_compatible(load_config(args.config).audio, f"--config {args.config}")
         return vocoder
@@ -55,6 +60,8 @@ def standalone_vocoder(args: argparse.Namespace) -> Vocoder:
 def read_mel(path: str, n_mels: int) -> np.ndarray:
     """A saved mel ``(n_mels, T_mel)`` (or its transpose) as float32, from ``np.save`` (``.npy``) or
     ``np.savez`` (``.npz`` holding one array, whatever the file is named); anything else is one clear error."""
+    import numpy as np
+
     try:
         loaded = np.load(path, allow_pickle=False)
         if isinstance(loaded, np.lib.npyio.NpzFile):
@@ -76,6 +83,10 @@ def read_mel(path: str, n_mels: int) -> np.ndarray:
 
 
 def run_vocode(args: argparse.Namespace) -> None:
+    import torch
+
+    from tts.audio import save_wav
+
     output = wav_output(args.output)
     vocoder = standalone_vocoder(args)
     mel = read_mel(args.mel, vocoder.audio.n_mels)
@@ -85,6 +96,11 @@ def run_vocode(args: argparse.Namespace) -> None:
 
 
 def run_resynth(args: argparse.Namespace) -> None:
+    import torch
+
+    from tts.audio import MelSpectrogram, load_wav, save_wav
+    from tts.fileio import refuse_overwriting
+
     output = wav_output(args.output)
     refuse_overwriting(output, [args.input], "-o")
     vocoder = standalone_vocoder(args)

@@ -6,7 +6,6 @@ from dataclasses import dataclass, field
 from typing import Any, Mapping, Optional
 
 from tts.config.schema import bounded, replaced
-from tts.errors import ConfigError
 
 
 @dataclass
@@ -36,9 +35,9 @@ class InferenceConfig:
     previous step's peak, with any mechanism. Synthesis splits each text into sentences (unless
     ``split_sentences`` is off: then a text is said in one go), batches ``batch_size`` of them
     and joins the sentences of one text with ``sentence_pause`` seconds of silence. ``vocoder``
-    turns the mels into sound: ``hifigan`` (the pretrained HiFi-GAN V1 that suits this project's
-    voice best), ``hifigan-ljspeech``, ``hifigan-universal``, ``vocos-student`` (its fast student,
-    bundled), ``griffin-lim`` (with the ``griffin_lim`` settings) or the path of a vocoder checkpoint.
+    turns the mels into sound: a name of the vocoder catalogue (:mod:`tts.vocoders.catalogue`;
+    empty: its default; Griffin-Lim takes the ``griffin_lim`` settings) or the path of a vocoder
+    checkpoint.
     """
 
     stop_threshold: float = bounded(0.5, 0.0, 1.0)
@@ -46,18 +45,13 @@ class InferenceConfig:
     max_frames_per_token: float = bounded(20.0, 0.0, low_open=True)
     min_frames_per_token: float = bounded(0.0, 0.0)
     stop_after_last_token: bool = False
-    attention_window: Optional[list[int]] = field(default=None, metadata={"range": (0, None, False, False)})
+    attention_window: Optional[list[int]] = field(default=None, metadata={"range": (0, None, False, False),
+                                                                          "length": (2, 0), "order": None})
     batch_size: int = bounded(8, 1)
     split_sentences: bool = True
     sentence_pause: float = bounded(0.25, 0.0)
-    vocoder: str = "hifigan"
+    vocoder: str = ""
     griffin_lim: GriffinLimConfig = field(default_factory=GriffinLimConfig)
-
-    def __post_init__(self) -> None:
-        if not self.vocoder.strip():
-            raise ConfigError("config key 'vocoder' must name a vocoder (hifigan, griffin-lim or a checkpoint path)")
-        if self.attention_window is not None and len(self.attention_window) != 2:
-            raise ConfigError(f"config key 'attention_window' must be [back, ahead], got {self.attention_window}")
 
 
 def resolve_inference(stored: InferenceConfig, changes: Mapping[str, Any] | None = None) -> InferenceConfig:

@@ -38,7 +38,9 @@ from tts.config import resolve_inference, to_dict
 from tts.errors import TTSError
 from tts.models import AutoregressiveTTS
 from tts.models.layers import sequence_mask
+from tts.vocoder_loader import vocoder_for
 from tts.vocoders import GriffinLim, Vocoder
+from tts.vocoders.catalogue import resolve
 
 FORMAT, VERSION, OPSET = "tts-onnx", 1, 17
 MANIFEST = "onnx.json"
@@ -192,7 +194,7 @@ def export_checkpoint(path: str | Path | None, out: str | Path, changes: Mapping
     settings = resolve_inference(loaded.config.inference, changes)
     loaded.config = replace(loaded.config, inference=settings)
     vocoder = None
-    if settings.vocoder != "griffin-lim":
-        vocoder = checkpoint.neural_vocoder(settings.vocoder)
+    if resolve(settings.vocoder).source != "griffin-lim":
+        vocoder = vocoder_for(settings.vocoder)
         vocoder.check_compatible(loaded.audio)
     return export_onnx(loaded, vocoder, settings.vocoder, out)

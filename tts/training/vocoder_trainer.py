@@ -29,7 +29,7 @@ from torch.nn.parallel import DistributedDataParallel
 
 from tts import checkpoint
 from tts.audio import MelSpectrogram, save_wav
-from tts.config import TrainConfig, VocoderExperimentConfig
+from tts.config import VocoderExperimentConfig
 from tts.data import require_corpus
 from tts.data.features import find_mel_cache
 from tts.data.segments import SegmentDataset, segment_loader
@@ -38,6 +38,7 @@ from tts.training.losses import multi_resolution_stft_loss
 from tts.training.run import TrainingRun, log
 from tts.training.teacher_audio import teacher_waveforms
 from tts.training.teacher_forcing import teacher_forced_mels
+from tts.vocoder_loader import vocoder_for
 from tts.vocoders import NeuralVocoder, build_discriminators, build_vocoder
 from tts.vocoders.hifigan import discriminator_loss, feature_matching_loss, generator_adversarial_loss
 
@@ -53,21 +54,12 @@ class _Generating(nn.Module):
         return self.generator.generate(mel)
 
 
-def _check_train_section(train: TrainConfig) -> None:
-    defaults = TrainConfig()
-    acoustic_only = [name for name in ("grad_accum", "r_schedule", "scheduled_sampling", "ignore_layers", "freeze")
-                     if getattr(train, name) != getattr(defaults, name)]
-    if acoustic_only:
-        raise TTSError(f"train.{acoustic_only[0]} applies to acoustic models only: remove it from the vocoder config")
-
-
 class VocoderTrainer(TrainingRun[VocoderExperimentConfig]):
     """``VocoderTrainer(config, data_root, exp_dir).fit()``; ``resume=True`` continues from the latest checkpoint."""
 
     def __init__(self, config: VocoderExperimentConfig, data_root: str | Path, exp_dir: str | Path,
                  resume: bool | str = False, device: str | None = None, progress: bool = True):
         super().__init__(config, exp_dir, device, progress)
-        _check_train_section(config.train)
         v = config.vocoder
         self.data_root = require_corpus(data_root)
         mel_dir = None
@@ -84,7 +76,7 @@ class VocoderTrainer(TrainingRun[VocoderExperimentConfig]):
         self.val_set = SegmentDataset(cache, self.data_root, "val", made_with, v.segment_frames, mel_dir,
                                       limit=v.n_val_utterances)
         if v.teacher:
-            teacher = checkpoint.neural_vocoder(v.teacher, self.device)
+            teacher = vocoder_for(v.teacher, self.device)
             teacher.check_compatible(config.audio, "this vocoder config")
             ids = [self.train_set.utterance_id(i) for i in range(len(self.train_set))]
             ids += [self.val_set.utterance_id(i) for i in range(len(self.val_set))]

