@@ -22,18 +22,46 @@ from tts.models.attention import available
     ("train.amp=fp8", "'train.amp' must be one of auto, off, bf16, fp16"),
     ("optim.schedule.kind=noam", "'optim.schedule.warmup_steps' must be > 0 for the noam schedule"),
     ("inference.attention_window=[-3,-3]", "'inference.attention_window' must be >= 0"),
-    ("inference.attention_window=[1]", "'inference.attention_window' must be [back, ahead]"),
+    ("inference.attention_window=[1]", "'inference.attention_window' must hold 2 values, got 1 ([1])"),
     ("inference.griffin_lim.iterations=-3", "'inference.griffin_lim.iterations' must be >= 1"),
     ("inference.stop_threshold=2", "'inference.stop_threshold' must be >= 0 and <= 1, got 2"),
     ("train.max_steps=1e30", "'train.max_steps' must be int, got '1e30'"),
     ("model.tacotron2.postnet.layers=0", "'model.tacotron2.postnet.layers' must be >= 1"),
     ("model.tacotron2.prenet_dropout=1.0", "'model.tacotron2.prenet_dropout' must be >= 0 and < 1"),
     ("optim.betas=[0.9,1.5]", "'optim.betas' must be >= 0 and < 1"),
+    ("optim.betas=[0.9]", "'optim.betas' must hold 2 values, got 1 ([0.9])"),
+    ("model.tacotron2.prenet_dims=[]", "'model.tacotron2.prenet_dims' must hold at least 1 value(s), got []"),
     ("audio.log_floor=.nan", "'audio.log_floor' must be > 0 and < 1"),
 ])
 def test_bad_values_name_the_key(override, message):
     with pytest.raises(ConfigError, match="config key " + __import__("re").escape(message)):
         load_config(None, [override])
+
+
+@pytest.mark.parametrize("temperature, message", [
+    ("[1.0, 0.0]", "must be > 0, got [1.0, 0.0]"),
+    ("[0.0, 0.3]", "must be > 0, got [0.0, 0.3]"),
+    ("[0.3, 1.0]", "must not increase from value to value (from high to low), got [0.3, 1.0]"),
+    ("[1.0, 0.5, 0.3]", "must hold 2 values, got 3 ([1.0, 0.5, 0.3])"),
+    ("[1.0]", "must hold 2 values, got 1 ([1.0])"),
+])
+def test_a_hard_attention_temperature_schedule_that_would_crash_is_refused_at_load(temperature, message):
+    """These loaded before and failed in training (a math domain error, a division by zero, too
+    many values to unpack)."""
+    with pytest.raises(ConfigError, match=__import__("re").escape(f"'model.tacotron2.attention.temperature' {message}")):
+        load_config(None, ["model.tacotron2.attention.kind=hard", f"model.tacotron2.attention.temperature={temperature}"])
+    constant = load_config(None, ["model.tacotron2.attention.kind=hard", "model.tacotron2.attention.temperature=[0.5, 0.5]"])
+    assert constant.model.tacotron2.attention.temperature == [0.5, 0.5]
+
+
+def test_acoustic_only_training_keys_are_refused_in_a_vocoder_config_by_the_schema():
+    from tts.config import VocoderExperimentConfig, config_from_dict, to_dict
+
+    with pytest.raises(ConfigError, match=r"config key 'train.grad_accum' applies to acoustic models only"):
+        load_config(None, ["train.grad_accum=2"], VocoderExperimentConfig)
+    saved = to_dict(VocoderExperimentConfig())  # a saved vocoder config lists every key at its default: it loads
+    assert config_from_dict(saved, VocoderExperimentConfig).train.grad_accum == 1
+    assert load_config(None, ["train.grad_accum=2"]).train.grad_accum == 2  # an acoustic model may
 
 
 def test_attention_names_are_the_registry():

@@ -17,6 +17,7 @@ from tts import checkpoint
 from tts.audio import MelSpectrogram
 from tts.config import AudioConfig, VocoderExperimentConfig, config_from_dict, load_config
 from tts.errors import TTSError
+from tts.vocoder_loader import vocoder_for
 from tts.vocoders import build_vocoder
 
 CONFIGS = Path(__file__).resolve().parents[1] / "configs"
@@ -144,7 +145,7 @@ def test_vocoder_and_acoustic_configs_are_not_interchangeable(tiny_corpus, tmp_p
     cfg.write_text(yaml.safe_dump(d))
     line = one_error_line(tts("train-vocoder", "--config", str(cfg), "--data", str(tiny_corpus), "--out",
                               str(tmp_path / "exp")))
-    assert "train.r_schedule applies to acoustic models only" in line
+    assert "'train.r_schedule' applies to acoustic models only" in line
     assert not (tmp_path / "exp").exists()
 
 
@@ -347,7 +348,7 @@ def test_distilling_a_teacher_trains_on_its_waveforms_made_once(tiny_corpus, tmp
     assert json.loads((folder / "source.json").read_text())["teacher"] == "hifigan"
     uid = trainer.train_set.utterance_id(0)
     mel, target = trainer.train_set[0]
-    teacher = checkpoint.neural_vocoder("hifigan")
+    teacher = vocoder_for("hifigan")
     whole = teacher.generate(mel[None]).squeeze()
     assert target.shape == whole.shape and np.load(folder / f"{uid}.npy").dtype == np.float16
     torch.testing.assert_close(target, whole, atol=1e-3, rtol=0)  # float16 storage
@@ -429,7 +430,7 @@ def test_a_vocos_student_distils_with_the_stft_loss_and_its_export_vocodes(tiny_
     for r in train:
         assert r["generator"] == pytest.approx(45.0 * r["mel_l1"] + 3.0 * r["waveform_l1"] + 2.0 * r["stft"], rel=1e-5)
     exported = checkpoint.export(tmp_path / "vocos" / "checkpoint_00000002.pt", tmp_path / "student.pt")
-    vocoder = checkpoint.neural_vocoder(exported)
+    vocoder = vocoder_for(exported)
     wav, lengths = vocoder(torch.randn(1, 80, 20) - 4.0)
     assert type(vocoder).__name__ == "VocosGenerator" and wav.shape == (1, 19 * 256) and bool(torch.isfinite(wav).all())
 

@@ -12,7 +12,21 @@ class TTSError(Exception):
 
 
 class ConfigError(TTSError):
-    """A configuration file or override is malformed, has unknown keys or wrong types."""
+    """A configuration file or override is malformed, has unknown keys or wrong types. One about a
+    key (:meth:`for_key`) keeps the key apart, so a section's loader can put its own path in front."""
+
+    def __init__(self, message: str, key: str = "", problem: str = ""):
+        super().__init__(message)
+        self.key, self.problem = key, problem
+
+    @classmethod
+    def for_key(cls, key: str, problem: str) -> "ConfigError":
+        """``config key 'KEY' PROBLEM``, e.g. ``for_key("temperature", "must be 2 values")``."""
+        return cls(f"config key '{key}' {problem}", key, problem)
+
+    def under(self, prefix: str) -> "ConfigError":
+        """The same error about ``PREFIX.KEY`` (unchanged without a prefix or a key)."""
+        return ConfigError.for_key(f"{prefix}.{self.key}", self.problem) if prefix and self.key else self
 
 
 class Stopped(Exception):

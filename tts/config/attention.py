@@ -46,9 +46,10 @@ class ForwardAttentionConfig(LocationAttentionConfig):
 @dataclass
 class HardAttentionConfig(LocationAttentionConfig):
     """Gumbel-softmax hard attention: the temperature is annealed exponentially from
-    ``temperature[0]`` to ``temperature[1]`` over ``anneal_steps`` training steps."""
+    ``temperature[0]`` to ``temperature[1]`` (both above 0, from high to low) over ``anneal_steps``
+    training steps."""
 
-    temperature: list[float] = bounded_list([1.0, 0.3], 0.0)
+    temperature: list[float] = bounded_list([1.0, 0.3], 0.0, low_open=True, length=2, order="non-increasing")
     anneal_steps: int = bounded(10000, 1)
 
 

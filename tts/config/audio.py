@@ -35,10 +35,10 @@ class AudioConfig:
 
     def __post_init__(self) -> None:
         if self.win_length > self.n_fft:
-            raise ConfigError(f"config key 'win_length' ({self.win_length}) must not exceed n_fft ({self.n_fft})")
+            raise ConfigError.for_key("win_length", f"({self.win_length}) must not exceed n_fft ({self.n_fft})")
         if self.fmax is not None and not self.fmin < self.fmax <= self.sample_rate / 2:
-            raise ConfigError(f"config key 'fmax' ({self.fmax:g}) must lie above fmin ({self.fmin:g}) "
-                              f"and at most at the Nyquist frequency ({self.sample_rate / 2:g} Hz)")
+            raise ConfigError.for_key("fmax", f"({self.fmax:g}) must lie above fmin ({self.fmin:g}) and at most "
+                                              f"at the Nyquist frequency ({self.sample_rate / 2:g} Hz)")
 
     @property
     def silence(self) -> float:

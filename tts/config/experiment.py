@@ -14,7 +14,7 @@ from tts.config.audio import AudioConfig
 from tts.config.data import DataConfig
 from tts.config.inference import InferenceConfig
 from tts.config.model import ModelConfig
-from tts.config.schema import apply_overrides, build, read_yaml, write_yaml
+from tts.config.schema import apply_overrides, build, read_yaml, scoped, write_yaml
 from tts.config.text import TextConfig
 from tts.config.training import LossConfig, OptimConfig, TrainConfig
 from tts.config.vocoder import VocoderConfig
@@ -37,13 +37,12 @@ class ExperimentConfig:
 
 @dataclass
 class VocoderExperimentConfig:
-    """A vocoder run: the audio settings its mels are made with, the training loop's settings
-    (``train.r_schedule``, ``scheduled_sampling``, ``grad_accum``, ``ignore_layers`` and ``freeze``
-    belong to acoustic models and must stay unset) and the vocoder; saved next to its checkpoints and
-    inside them."""
+    """A vocoder run: the audio settings its mels are made with, the training loop's settings (the
+    keys :class:`~tts.config.TrainConfig` declares for acoustic models only are refused) and the
+    vocoder; saved next to its checkpoints and inside them."""
 
     audio: AudioConfig = field(default_factory=AudioConfig)
-    train: TrainConfig = field(default_factory=TrainConfig)
+    train: TrainConfig = scoped(TrainConfig, "vocoder")
     vocoder: VocoderConfig = field(default_factory=VocoderConfig)
 
 

@@ -46,7 +46,7 @@ class Tacotron2Config(FrameDecoderConfig):
     encoder_kernel_size: int = bounded(5, 1)
     encoder_dropout: float = bounded(0.5, 0.0, 1.0, high_open=True)
     encoder_lstm_dim: int = bounded(512, 2)
-    prenet_dims: list[int] = bounded_list([256, 256], 1)
+    prenet_dims: list[int] = bounded_list([256, 256], 1, min_length=1)
     prenet_dropout: float = bounded(0.5, 0.0, 1.0, high_open=True)
     prenet_dropout_at_inference: bool = False
     prenet_bias: bool = True
@@ -78,7 +78,7 @@ class TransformerTTSConfig(FrameDecoderConfig):
     ffn_dim: int = bounded(2048, 1)
     dropout: float = bounded(0.1, 0.0, 1.0, high_open=True)
     norm_first: bool = True
-    decoder_prenet_dims: list[int] = bounded_list([256, 256], 1)
+    decoder_prenet_dims: list[int] = bounded_list([256, 256], 1, min_length=1)
     decoder_prenet_dropout: float = bounded(0.5, 0.0, 1.0, high_open=True)
     positional_alpha: float = 1.0
     postnet: PostnetConfig = field(default_factory=lambda: PostnetConfig(channels=256))

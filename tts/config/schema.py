@@ -17,7 +17,7 @@ import types
 import typing
 from dataclasses import field
 from pathlib import Path
-from typing import Any, ClassVar, Literal, TypeVar
+from typing import Any, ClassVar, Literal, Optional, TypeVar
 
 import yaml
 
@@ -32,10 +32,28 @@ def bounded(default: Any, low: float | None = None, high: float | None = None, *
     return field(default=default, metadata={"range": (low, high, low_open, high_open)})
 
 
-def bounded_list(default: list[Any], low: float | None = None, high: float | None = None, *,
-                 high_open: bool = False) -> Any:
-    """A list field whose every element must lie in ``[low, high]``; checked at load."""
-    return field(default_factory=lambda: list(default), metadata={"range": (low, high, False, high_open)})
+Order = Optional[Literal["increasing", "non-increasing"]]
+
+
+def bounded_list(default: list[Any], low: float | None = None, high: float | None = None, *, low_open: bool = False,
+                 high_open: bool = False, length: int | None = None, min_length: int = 0,
+                 order: Order = None) -> Any:
+    """A list field whose every element must lie in ``[low, high]`` (``(`` / ``)`` where open), with
+    exactly ``length`` (or at least ``min_length``) elements, in ``order`` when given; checked at load."""
+    return field(default_factory=lambda: list(default),
+                 metadata={"range": (low, high, low_open, high_open), "length": (length, min_length), "order": order})
+
+
+def only_for(scope: str, declared: Any) -> Any:
+    """A field (as :func:`bounded` or ``field`` make it) that only configs of ``scope`` may set: a
+    section loaded for another scope (:func:`scoped`) refuses it, naming the key."""
+    return field(default=declared.default, default_factory=declared.default_factory,
+                 metadata={**declared.metadata, "only_for": scope})
+
+
+def scoped(factory: Any, scope: str) -> Any:
+    """A section field whose keys are loaded for ``scope`` (keys :func:`only_for` another scope are refused)."""
+    return field(default_factory=factory, metadata={"scope": scope})
 
 
 def choices(annotation: Any) -> tuple[str, ...]:
@@ -90,7 +108,7 @@ def _convert(value: Any, annotation: Any, key: str) -> Any:
         if isinstance(value, bool) and ("on" if value else "off") in allowed:
             value = "on" if value else "off"  # YAML 1.1 reads a bare off / on as a boolean
         if value not in allowed:
-            raise ConfigError(f"config key '{key}' must be one of {', '.join(allowed)}, got {value!r}")
+            raise ConfigError.for_key(key, f"must be one of {', '.join(allowed)}, got {value!r}")
         return value
     if dataclasses.is_dataclass(annotation):
         if not isinstance(value, dict):
@@ -118,6 +136,23 @@ def _convert(value: Any, annotation: Any, key: str) -> Any:
     return value
 
 
+def _default(declared: dataclasses.Field) -> Any:
+    return declared.default_factory() if declared.default_factory is not dataclasses.MISSING else declared.default
+
+
+def _check_list(value: list[Any], length: tuple[int | None, int], order: Order, key: str) -> None:
+    exact, at_least = length
+    if exact is not None and len(value) != exact:
+        raise ConfigError.for_key(key, f"must hold {exact} values, got {len(value)} ({value})")
+    if len(value) < at_least:
+        raise ConfigError.for_key(key, f"must hold at least {at_least} value(s), got {value}")
+    pairs = list(zip(value, value[1:]))
+    if order == "increasing" and not all(a < b for a, b in pairs):
+        raise ConfigError.for_key(key, f"must increase from value to value, got {value}")
+    if order == "non-increasing" and not all(a >= b for a, b in pairs):
+        raise ConfigError.for_key(key, f"must not increase from value to value (from high to low), got {value}")
+
+
 def _variant_class(cls: type, data: dict[str, Any], prefix: str) -> type:
     """The dataclass of a :class:`Variant` section named by ``data['kind']`` (or the default kind)."""
     kind = data.get("kind", next(f.default for f in dataclasses.fields(cls) if f.name == "kind"))
@@ -128,26 +163,34 @@ def _variant_class(cls: type, data: dict[str, Any], prefix: str) -> type:
     return cls.variants[kind]  # type: ignore[attr-defined]
 
 
-def build(cls: type[T], data: dict[str, Any], prefix: str = "") -> T:
-    """A ``cls`` dataclass from nested dicts, every key and value checked (``prefix`` names the section)."""
+def build(cls: type[T], data: dict[str, Any], prefix: str = "", scope: str = "") -> T:
+    """A ``cls`` dataclass from nested dicts, every key and value checked (``prefix`` names the
+    section; ``scope``: the kind of config it is loaded for, see :func:`only_for`)."""
     if isinstance(cls, type) and issubclass(cls, Variant):
         cls = _variant_class(cls, data, prefix)
     hints = typing.get_type_hints(cls)
     fields = {f.name: f for f in dataclasses.fields(cls)}  # type: ignore[arg-type]
-    kwargs = {}
+    kwargs: dict[str, Any] = {}
     for key, value in data.items():
         full = f"{prefix}.{key}" if prefix else str(key)
         if key not in fields:
             raise ConfigError(f"unknown config key '{full}' (valid keys here: {', '.join(sorted(fields))})")
-        kwargs[key] = _convert(value, hints[key], full)
-        limits = fields[key].metadata.get("range")
+        metadata = fields[key].metadata
+        hint: Any = hints[key]
+        section = isinstance(hint, type) and dataclasses.is_dataclass(hint) and isinstance(value, dict)
+        kwargs[key] = build(hint, value, full, metadata.get("scope", scope)) if section else _convert(value, hint, full)
+        if scope and metadata.get("only_for", scope) != scope and kwargs[key] != _default(fields[key]):
+            raise ConfigError.for_key(full, f"applies to {metadata['only_for']} models only: remove it from "
+                                            f"this {scope} config")
+        limits = metadata.get("range")
         if limits and not _in_range(kwargs[key], *limits):
-            raise ConfigError(f"config key '{full}' must be {_range_text(*limits)}, got {value!r}")
+            raise ConfigError.for_key(full, f"must be {_range_text(*limits)}, got {value!r}")
+        if "length" in metadata and kwargs[key] is not None:
+            _check_list(kwargs[key], metadata["length"], metadata["order"], full)
     try:
         return cls(**kwargs)
     except ConfigError as exc:
-        raise ConfigError(str(exc).replace("config key '", f"config key '{prefix}." if prefix else "config key '")) \
-            from None
+        raise exc.under(prefix) from None
 
 
 def to_dict(config: Any) -> dict[str, Any]:

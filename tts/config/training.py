@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Literal
 
-from tts.config.schema import bounded, bounded_list
+from tts.config.schema import bounded, bounded_list, only_for
 from tts.errors import ConfigError
 
 
@@ -70,7 +70,7 @@ class ScheduleConfig:
 
     def __post_init__(self) -> None:
         if self.kind == "noam" and self.warmup_steps <= 0:
-            raise ConfigError("config key 'warmup_steps' must be > 0 for the noam schedule")
+            raise ConfigError.for_key("warmup_steps", "must be > 0 for the noam schedule")
 
 
 @dataclass
@@ -79,7 +79,7 @@ class OptimConfig:
 
     optimizer: Literal["adam", "adamw"] = "adam"
     lr: float = bounded(1e-3, 0.0, low_open=True)
-    betas: list[float] = bounded_list([0.9, 0.999], 0.0, 1.0, high_open=True)
+    betas: list[float] = bounded_list([0.9, 0.999], 0.0, 1.0, high_open=True, length=2)
     eps: float = bounded(1e-6, 0.0, low_open=True)
     weight_decay: float = bounded(1e-6, 0.0)
     schedule: ScheduleConfig = field(default_factory=ScheduleConfig)
@@ -115,7 +115,7 @@ class TrainConfig:
     max_steps: int = bounded(100000, 1)
     seed: int = 1234
     grad_clip: float = bounded(1.0, 0.0, low_open=True)
-    grad_accum: int = bounded(1, 1)
+    grad_accum: int = only_for("acoustic", bounded(1, 1))
     max_nan_steps: int = bounded(10, 1)
     amp: Literal["auto", "off", "bf16", "fp16"] = "auto"
     # logs, validations (with audio of n_val_audio utterances) and the last keep_last checkpoints
@@ -124,8 +124,8 @@ class TrainConfig:
     n_val_audio: int = bounded(2, 0)
     checkpoint_every: int = bounded(1000, 1)
     keep_last: int = bounded(3, 1)
-    r_schedule: list[ReductionStage] = field(default_factory=list)
-    scheduled_sampling: ScheduledSamplingConfig = field(default_factory=ScheduledSamplingConfig)
+    r_schedule: list[ReductionStage] = only_for("acoustic", field(default_factory=list))
+    scheduled_sampling: ScheduledSamplingConfig = only_for("acoustic", field(default_factory=ScheduledSamplingConfig))
     warm_start: str = ""
-    ignore_layers: list[str] = field(default_factory=list)
-    freeze: list[str] = field(default_factory=list)
+    ignore_layers: list[str] = only_for("acoustic", field(default_factory=list))
+    freeze: list[str] = only_for("acoustic", field(default_factory=list))
