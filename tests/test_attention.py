@@ -35,7 +35,8 @@ def toy():
 @pytest.mark.parametrize("training", [True, False])
 def test_mechanism_contract(kind, training, toy):
     memory, mask, lengths = toy
-    attn = build_attention(attention_config(kind, attention_dim=16, **({"transition_agent": True} if kind == "forward" else {})), DQ, DM)
+    own = {"transition_agent": True} if kind == "forward" else {}
+    attn = build_attention(attention_config(kind, attention_dim=16, **own), DQ, DM)
     attn.train(training)
     state = attn.init_state(memory, mask)
     contexts, all_weights = [], []
@@ -134,7 +135,7 @@ def test_local_p_advances_its_centre_from_the_first_token(toy):
         attn.position[2].weight.fill_(0.0)  # the advance is then the initial one, whatever the query
         for _ in range(3 * T):
             _, weights, state = attn(torch.randn(B, DQ), state)
-            centres.append(state.extras["centre"][:, 0])
+            centres.append(state.centre[:, 0])
             positions = (weights * torch.arange(T)).sum(dim=1)
             assert bool(((positions - centres[-1]).abs() <= 2).all())  # within the window's half-width
     last = (lengths - 1).float()

@@ -4,7 +4,7 @@ import pytest
 import torch
 from conftest import overfit, tiny_config_dict
 
-from tts.config import InferenceConfig, Tacotron2Config, attention_config, config_from_dict
+from tts.config import InferenceConfig, Tacotron2Config, config_from_dict
 from tts.data import Batch, FeatureDataset, feature_dir
 from tts.errors import TTSError
 from tts.metrics import attention_report
@@ -75,10 +75,11 @@ def test_batched_inference_equals_single_items():
     torch.manual_seed(0)
     model = Tacotron2(small_config(), n_symbols=130).eval()
     batch = random_batch(2)
-    out = model.inference(batch.ids, batch.text_lengths, settings=InferenceConfig(stop_threshold=1.0, max_frames_per_token=4))
+    settings = InferenceConfig(stop_threshold=1.0, max_frames_per_token=4)
+    out = model.inference(batch.ids, batch.text_lengths, settings=settings)
     for i in range(3):
         n = int(batch.text_lengths[i])
-        single = model.inference(batch.ids[i:i + 1, :n], settings=InferenceConfig(stop_threshold=1.0, max_frames_per_token=4))
+        single = model.inference(batch.ids[i:i + 1, :n], settings=settings)
         frames = int(single.lengths[0])
         assert int(out.lengths[i]) == frames and bool(out.hit_limit[i]) and bool(single.hit_limit[0])
         torch.testing.assert_close(out.mel[i, :, :frames], single.mel[0, :, :frames], atol=1e-4, rtol=1e-4)
@@ -100,9 +101,10 @@ def test_inference_under_bf16_autocast_runs_its_products_in_bf16_close_to_fp32()
     model = Tacotron2(small_config(), n_symbols=130).eval()
     batch = random_batch(2)
     with torch.no_grad():
-        fp32 = model.inference(batch.ids, batch.text_lengths, settings=InferenceConfig(stop_threshold=1.0, max_decoder_steps=10))
+        settings = InferenceConfig(stop_threshold=1.0, max_decoder_steps=10)
+        fp32 = model.inference(batch.ids, batch.text_lengths, settings=settings)
         with torch.autocast("cpu", dtype=torch.bfloat16):
-            bf16 = model.inference(batch.ids, batch.text_lengths, settings=InferenceConfig(stop_threshold=1.0, max_decoder_steps=10))
+            bf16 = model.inference(batch.ids, batch.text_lengths, settings=settings)
     assert bf16.mel.dtype == torch.bfloat16 and fp32.mel.dtype == torch.float32
     assert torch.equal(bf16.lengths, fp32.lengths)
     scale = fp32.mel.abs().max()
@@ -198,7 +200,8 @@ def test_unmasked_padding_and_xavier_initialization():
     bound = math.sqrt(3.0) * math.sqrt(2.0 / (130 + 64))
     embedding = model.encoder.embedding.weight.detach()
     assert float(embedding.abs().max()) <= bound and float(embedding[0].abs().sum()) > 0  # the pad row is trained
-    conv = model.encoder.convs[0].conv.weight.detach()  # Xavier-uniform with the ReLU gain: bound √2·√(6 / (fan_in + fan_out))
+    # Xavier-uniform with the ReLU gain: bound √2·√(6 / (fan_in + fan_out))
+    conv = model.encoder.convs[0].conv.weight.detach()
     fan_in, fan_out = conv.shape[1] * conv.shape[2], conv.shape[0] * conv.shape[2]
     assert float(conv.abs().max()) <= math.sqrt(2) * math.sqrt(6 / (fan_in + fan_out)) + 1e-6
     batch = random_batch(2)
@@ -209,37 +212,3 @@ def test_unmasked_padding_and_xavier_initialization():
         batch.ids[2, 3:] = 5  # what stands in the padding of item 2 now reaches its real frames
         changed = model(batch).mel_after[2, :, :7]
     assert not torch.allclose(short, changed)  # unlike the masked default (test_batched_inference_equals_single_items)
-
-
-@pytest.mark.parametrize("kind", ["location_sensitive", "forward", "gmm", "stepwise_monotonic", "hard"])
-def test_teacher_forcing_is_the_free_running_step_in_value_and_gradient(kind):
-    """The teacher-forced loop runs the attention chain first and defers weight gradients
-    (tts.models.recurrent); it must compute what `Decoder.step` computes, step after step."""
-    torch.manual_seed(0)
-    config = small_config()
-    config.attention = attention_config(kind, attention_dim=config.attention.attention_dim)
-    model = Tacotron2(config, 100).eval()
-    decoder = model.decoder
-    memory = torch.randn(2, 7, model.config.encoder_lstm_dim, requires_grad=True)
-    mask = torch.arange(7)[None] < torch.tensor([[7], [5]])
-    inputs = torch.randn(2, 9, 80)
-
-    def stepwise():
-        prenet_out, state, hidden, alignments = decoder.prenet(inputs), decoder.init_state(memory, mask), [], []
-        for t in range(inputs.shape[1]):
-            h, weights, state = decoder.step(prenet_out[:, t], state)
-            hidden.append(h)
-            alignments.append(weights)
-        return torch.stack(hidden, dim=1), torch.stack(alignments, dim=1)
-
-    results = []
-    for run in (stepwise, lambda: decoder(memory, mask, inputs)):
-        model.zero_grad()
-        memory.grad = None
-        hidden, alignments = run()
-        ((hidden ** 2).sum() + (alignments * torch.arange(7.0)).sum()).backward()
-        grads = [p.grad for p in decoder.parameters() if p.grad is not None]
-        results.append([t.detach() for t in [hidden, alignments, memory.grad] + grads])
-    assert len(results[0]) == len(results[1]) > 10
-    for expected, got in zip(*results):
-        torch.testing.assert_close(got, expected, rtol=1e-4, atol=1e-5 * float(expected.abs().max()))

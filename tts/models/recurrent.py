@@ -15,6 +15,7 @@ the weight at every call, which makes a batch-1…16 product 2–4× slower than
 
 from __future__ import annotations
 
+import functools
 from typing import Callable
 
 import torch
@@ -22,12 +23,31 @@ from torch import nn
 from torch.nn import functional as F
 
 
+@functools.cache
+def packed_products_work() -> bool:
+    """Whether this PyTorch build has oneDNN's private packed-weight linear ops
+    (``torch.ops.mkldnn._reorder_linear_weight`` / ``_linear_pointwise``) and they compute
+    ``F.linear``'s product: checked once, on a small product, so that a build without them (or one
+    that changed them) falls back to ``F.linear`` instead of failing."""
+    if not torch.backends.mkldnn.is_available():
+        return False
+    generator = torch.Generator().manual_seed(0)
+    weight, x = torch.randn(24, 40, generator=generator), torch.randn(3, 40, generator=generator)
+    try:
+        packed = torch.ops.mkldnn._reorder_linear_weight(weight, 3)
+        product = torch.ops.mkldnn._linear_pointwise(x, packed, None, "none", [], "")
+    except (AttributeError, RuntimeError, TypeError):
+        return False
+    return product.shape == (3, 24) and bool(torch.allclose(product, F.linear(x, weight), rtol=1e-4, atol=1e-4))
+
+
 def fixed_weight_product(weight: torch.Tensor, batch_size: int) -> Callable[[torch.Tensor], torch.Tensor]:
     """``x ↦ x Wᵀ`` ``(B, in) → (B, out)`` for a weight ``(out, in)`` that stays fixed across many
-    calls with about ``batch_size`` rows: on the CPU in float32, the weight reordered once for
-    oneDNN (any B works; ``batch_size`` tunes the layout); elsewhere ``F.linear``. No autograd."""
+    calls with about ``batch_size`` rows: on the CPU in float32, where :func:`packed_products_work`,
+    the weight reordered once for oneDNN (any B works; ``batch_size`` tunes the layout); elsewhere
+    ``F.linear``. No autograd."""
     weight = weight.detach()
-    if weight.device.type == "cpu" and weight.dtype == torch.float32 and torch.backends.mkldnn.is_available():
+    if weight.device.type == "cpu" and weight.dtype == torch.float32 and packed_products_work():
         packed = torch.ops.mkldnn._reorder_linear_weight(weight, batch_size)
         return lambda x: torch.ops.mkldnn._linear_pointwise(x, packed, None, "none", [], "")
     return lambda x: F.linear(x, weight)
@@ -122,8 +142,9 @@ def lstm_step(cell: nn.Module, batch_size: int) -> LSTMStep:
     """The step ``(x (B, I), (h, c) (B, H) each) → (h, c)`` of an LSTM cell for a loop that does
     not train it (inference, validation): a float ``nn.LSTMCell`` runs on fixed-weight products
     (:func:`fixed_weight_product`, in the autocast dtype under autocast); a cell being trained,
-    or any other cell (int8), runs as it is."""
-    if not isinstance(cell, nn.LSTMCell) or (torch.is_grad_enabled() and cell.weight_ih.requires_grad):
+    traced for export, or any other cell (int8) runs as it is."""
+    if not isinstance(cell, nn.LSTMCell) or (torch.is_grad_enabled() and cell.weight_ih.requires_grad) \
+            or torch.jit.is_tracing():
         return cell
     dtype = compute_dtype(cell.weight_ih)
     from_input = fixed_weight_product(cell.weight_ih.to(dtype), batch_size)
@@ -135,6 +156,36 @@ def lstm_step(cell: nn.Module, batch_size: int) -> LSTMStep:
         return lstm_update(gates if bias is None else gates + bias, state[1])
 
     return step
+
+
+class LSTMSteps:
+    """The :func:`lstm_step` of each cell of a module, made once per batch size, dtype and set of
+    weights, and made again when the weights change (an optimizer step, a loaded state dict, a
+    move to another device). It belongs to the module, not to a decoding state, which then holds
+    tensors only; a copy of the module starts with none made."""
+
+    #: steps kept (e.g. two cells at four batch sizes); older ones are made again when asked for
+    kept = 8
+
+    def __init__(self) -> None:
+        self._made: dict[tuple, tuple[tuple, LSTMStep]] = {}
+
+    def __call__(self, cell: nn.Module, batch_size: int) -> LSTMStep:
+        if not isinstance(cell, nn.LSTMCell):
+            return cell
+        weights = [t for t in (cell.weight_ih, cell.weight_hh, cell.bias_ih, cell.bias_hh) if t is not None]
+        key = (id(cell), batch_size, compute_dtype(cell.weight_ih), torch.is_grad_enabled(), torch.jit.is_tracing())
+        version = tuple((t.data_ptr(), t._version) for t in weights)
+        made = self._made.get(key)
+        if made is None or made[0] != version:
+            made = (version, lstm_step(cell, batch_size))
+            self._made[key] = made
+            while len(self._made) > self.kept:
+                del self._made[next(iter(self._made))]  # the oldest
+        return made[1]
+
+    def __deepcopy__(self, memo: dict) -> "LSTMSteps":
+        return LSTMSteps()
 
 
 def lstm_bias(cell: nn.LSTMCell) -> torch.Tensor | None:

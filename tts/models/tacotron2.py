@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
-from typing import Callable
 
 import torch
 from torch import nn
@@ -21,7 +20,7 @@ from tts.models.attention import AttentionState, build_attention
 from tts.models.decoding import AutoregressiveTTS, StepAttention
 from tts.models.layers import ConvBlock, Gain, Postnet, Prenet, xavier_uniform, zoneout
 from tts.models.outputs import ModelOutput
-from tts.models.recurrent import lstm_bias, lstm_step, lstm_update, step_product
+from tts.models.recurrent import LSTMSteps, lstm_bias, lstm_update, step_product
 from tts.models.registry import register_model
 
 
@@ -58,23 +57,20 @@ class Encoder(nn.Module):
 
 
 LSTMState = tuple[torch.Tensor, torch.Tensor]
-LSTMStep = Callable[[torch.Tensor, LSTMState], LSTMState]
 
 
 @dataclass
 class DecoderState:
     """The decoder between steps: each LSTM's ``(h, c)`` (``(B, H_att)``, ``(B, H_dec)``), the last
-    context ``(B, D_enc)``, the attention's state, and the LSTM steps :meth:`Decoder.step` runs
-    (None in the teacher-forced loop, which runs its own products)."""
+    context ``(B, D_enc)`` and the attention's state."""
 
     attention_rnn: LSTMState
     decoder_rnn: LSTMState
     context: torch.Tensor
     attention: AttentionState
-    cells: tuple[LSTMStep, LSTMStep] | None
 
     def tensors(self) -> dict[str, torch.Tensor]:
-        """The state as named tensors (:class:`tts.models.decoding.TensorState`); the cells are not tensors."""
+        """The state as named tensors (:class:`tts.models.decoding.TensorState`)."""
         (att_h, att_c), (dec_h, dec_c) = self.attention_rnn, self.decoder_rnn
         own = {"attention_rnn.h": att_h, "attention_rnn.c": att_c, "decoder_rnn.h": dec_h, "decoder_rnn.c": dec_c,
                "context": self.context}
@@ -95,6 +91,7 @@ class Decoder(nn.Module):
         self.rnn_dropout = nn.Dropout(c.rnn_dropout)
         self.mel_proj = nn.Linear(c.decoder_rnn_dim + memory_dim, n_mels * max_r)
         self.stop_proj = nn.Linear(c.decoder_rnn_dim + memory_dim, 1)
+        self.lstm_steps = LSTMSteps()
 
     def xavier_initialization(self) -> None:
         """NVIDIA/tacotron2's: Xavier-uniform prenet and frame projection (gain 1), stop projection
@@ -103,21 +100,20 @@ class Decoder(nn.Module):
         xavier_uniform(roles + [(self.mel_proj, "linear"), (self.stop_proj, "sigmoid")])
         self.attention.xavier_initialization()
 
-    def init_state(self, memory: torch.Tensor, mask: torch.Tensor, step_cells: bool = True) -> DecoderState:
-        """The state before the first step; ``step_cells=False`` leaves out the LSTM steps that
-        :meth:`step` uses (the teacher-forced loop runs its own products)."""
+    def init_state(self, memory: torch.Tensor, mask: torch.Tensor) -> DecoderState:
+        """The state before the first step."""
         batch = memory.shape[0]
         zeros = memory.new_zeros
         att_dim, dec_dim = self.attention_rnn.hidden_size, self.decoder_rnn.hidden_size
-        cells = (lstm_step(self.attention_rnn, batch), lstm_step(self.decoder_rnn, batch)) if step_cells else None
         return DecoderState((zeros(batch, att_dim), zeros(batch, att_dim)), (zeros(batch, dec_dim), zeros(batch, dec_dim)),
-                            zeros(batch, memory.shape[2]), self.attention.init_state(memory, mask), cells)
+                            zeros(batch, memory.shape[2]), self.attention.init_state(memory, mask))
 
     def step(self, prenet_out: torch.Tensor, state: DecoderState,
              window: torch.Tensor | None = None) -> tuple[torch.Tensor, torch.Tensor, DecoderState]:
         """One decoder step: prenet output ``(B, P)`` → hidden ``(B, D_dec + D_enc)``, weights ``(B, T_text)``.
-        A state without LSTM steps (``step_cells=False``, or rebuilt from tensors) runs the cells as they are."""
-        attention_rnn, decoder_rnn = state.cells or (self.attention_rnn, self.decoder_rnn)
+        The LSTM cells run as :class:`~tts.models.recurrent.LSTMSteps` makes them for this batch."""
+        batch = prenet_out.shape[0]
+        attention_rnn, decoder_rnn = self.lstm_steps(self.attention_rnn, batch), self.lstm_steps(self.decoder_rnn, batch)
         att_hc = attention_rnn(torch.cat([prenet_out, state.context], dim=-1), state.attention_rnn)
         att_h, att_c = zoneout(att_hc, state.attention_rnn, self.zoneout, self.training)
         att_h = self.rnn_dropout(att_h)
@@ -125,7 +121,7 @@ class Decoder(nn.Module):
         dec_hc = decoder_rnn(torch.cat([att_h, context], dim=-1), state.decoder_rnn)
         dec_h, dec_c = zoneout(dec_hc, state.decoder_rnn, self.zoneout, self.training)
         dec_h = self.rnn_dropout(dec_h)
-        new_state = DecoderState((att_h, att_c), (dec_h, dec_c), context, att_state, state.cells)
+        new_state = DecoderState((att_h, att_c), (dec_h, dec_c), context, att_state)
         return torch.cat([dec_h, context], dim=-1), weights, new_state
 
     def forward(self, memory: torch.Tensor, mask: torch.Tensor,
@@ -143,7 +139,7 @@ class Decoder(nn.Module):
         """
         batch, steps = inputs.shape[:2]
         prenet_out = self.prenet(inputs)                                    # (B, T_steps, P)
-        state = self.init_state(memory, mask, step_cells=False)
+        state = self.init_state(memory, mask)
         rnn = self.attention_rnn
         prenet_weight, context_weight = rnn.weight_ih.split([prenet_out.shape[2], memory.shape[2]], dim=1)
         prenet_gates = F.linear(prenet_out, prenet_weight, lstm_bias(rnn)).unbind(1)  # T_steps × (B, 4 H_att)
@@ -217,10 +213,10 @@ class Tacotron2(AutoregressiveTTS):
         return hidden, StepAttention(weights), state
 
     def state_from_tensors(self, tensors: dict[str, torch.Tensor]) -> DecoderState:
-        attention = AttentionState.from_tensors({name.removeprefix("attention."): value for name, value in tensors.items()
-                                                 if name.startswith("attention.")})
+        attention = self.decoder.attention.state_class.from_tensors(
+            {name.removeprefix("attention."): value for name, value in tensors.items() if name.startswith("attention.")})
         return DecoderState((tensors["attention_rnn.h"], tensors["attention_rnn.c"]),
-                            (tensors["decoder_rnn.h"], tensors["decoder_rnn.c"]), tensors["context"], attention, None)
+                            (tensors["decoder_rnn.h"], tensors["decoder_rnn.c"]), tensors["context"], attention)
 
     def forward(self, batch) -> ModelOutput:
         """Teacher forcing on a :class:`tts.data.Batch`."""

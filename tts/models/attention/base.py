@@ -11,15 +11,16 @@ Every mechanism is an ``nn.Module`` with
   constrains attention (windowed inference works the same way for every mechanism).
 
 ``state`` is an :class:`AttentionState`: the memory and its mask, the previous step's weights,
-their running sum, the memory's projection (computed once) and the mechanism's own tensors.
+their running sum and the memory's projection (computed once); a mechanism that carries more
+declares a subclass with those tensors as fields (:attr:`Attention.state_class`).
 A registry maps the config's names (:data:`tts.config.ATTENTION_KINDS`, the one list of names) to classes.
 """
 
 from __future__ import annotations
 
 import dataclasses
-from dataclasses import dataclass, field
-from typing import Callable
+from dataclasses import dataclass
+from typing import Any, Callable
 
 import torch
 from torch import nn
@@ -28,9 +29,6 @@ from tts.config.attention import ATTENTION_KINDS, AttentionConfig
 from tts.errors import TTSError
 from tts.models.layers import Gain, xavier_uniform
 
-#: a mechanism's own tensors in :attr:`AttentionState.extras`, by name
-Extras = dict[str, torch.Tensor]
-
 
 @dataclass
 class AttentionState:
@@ -38,30 +36,24 @@ class AttentionState:
 
     memory ``(B, T_text, D_m)`` and mask ``(B, T_text)`` bool; weights ``(B, T_text)`` of the
     previous step and cumulative ``(B, T_text)``, their sum over all previous steps;
-    processed_memory ``(B, T_text, A)``, the memory's projection where the mechanism has one; extras,
-    the mechanism's own tensors (forward attention's transition probability ``(B, 1)``, GMM
-    attention's means ``(B, K)``)."""
+    processed_memory ``(B, T_text, A)``, the memory's projection where the mechanism has one.
+    Mechanisms that carry more subclass it (:class:`ForwardAttentionState`, ...)."""
 
     memory: torch.Tensor
     mask: torch.Tensor
     weights: torch.Tensor
     cumulative: torch.Tensor
-    processed_memory: torch.Tensor | None = None
-    extras: Extras = field(default_factory=dict)
+    processed_memory: torch.Tensor | None
 
     def tensors(self) -> dict[str, torch.Tensor]:
-        """The state as named tensors (:class:`tts.models.decoding.TensorState`); extras as ``extras.<name>``."""
-        named = {"memory": self.memory, "mask": self.mask, "weights": self.weights, "cumulative": self.cumulative}
-        if self.processed_memory is not None:
-            named["processed_memory"] = self.processed_memory
-        return named | {f"extras.{name}": value for name, value in self.extras.items()}
+        """The state as named tensors (:class:`tts.models.decoding.TensorState`), field by field."""
+        return {f.name: getattr(self, f.name) for f in dataclasses.fields(self) if getattr(self, f.name) is not None}
 
     @classmethod
     def from_tensors(cls, tensors: dict[str, torch.Tensor]) -> "AttentionState":
         """The state whose :meth:`tensors` are ``tensors``."""
-        extras = {name.removeprefix("extras."): value for name, value in tensors.items() if name.startswith("extras.")}
-        return cls(tensors["memory"], tensors["mask"], tensors["weights"], tensors["cumulative"],
-                   tensors.get("processed_memory"), extras)
+        fields: dict[str, Any] = {f.name: tensors.get(f.name) for f in dataclasses.fields(cls)}
+        return cls(**fields)
 
     @property
     def projected(self) -> torch.Tensor:
@@ -124,10 +116,13 @@ def shift_right(weights: torch.Tensor) -> torch.Tensor:
 
 
 class Attention(nn.Module):
-    """Base class: subclasses implement :meth:`init_state` extras and :meth:`align`."""
+    """Base class: subclasses implement :meth:`align` (and, when their state has fields of its
+    own, :attr:`state_class` and :meth:`own_state`)."""
 
     #: True for mechanisms that can only move forward (their initial alignment is the first token)
     monotonic = False
+    #: the dataclass of this mechanism's state
+    state_class: type[AttentionState] = AttentionState
 
     def __init__(self, config: AttentionConfig, query_dim: int, memory_dim: int):
         super().__init__()
@@ -141,8 +136,8 @@ class Attention(nn.Module):
             start = first_position(memory_mask)
         else:
             start = torch.zeros(memory_mask.shape, device=memory.device)
-        return AttentionState(memory, memory_mask, start, start.clone(), self.precompute(memory),
-                              self.initial_extras(memory))
+        return self.state_class(memory, memory_mask, start, start.clone(), self.precompute(memory),
+                                **self.own_state(memory))
 
     def xavier_initialization(self) -> None:
         """NVIDIA/tacotron2's initialization of this mechanism's layers (:meth:`xavier_roles`)."""
@@ -157,22 +152,21 @@ class Attention(nn.Module):
         """Memory-only work done once per utterance: the memory's projection ``U·h`` ``(B, T_text, A)``, if any."""
         return None
 
-    def initial_extras(self, memory: torch.Tensor) -> Extras:
-        """The mechanism's own tensors before the first step (none by default)."""
+    def own_state(self, memory: torch.Tensor) -> dict[str, torch.Tensor]:
+        """The initial values of the fields :attr:`state_class` adds (none by default)."""
         return {}
 
     def align(self, query: torch.Tensor, state: AttentionState,
-              mask: torch.Tensor) -> tuple[torch.Tensor, Extras]:
+              mask: torch.Tensor) -> tuple[torch.Tensor, AttentionState]:
         """Weights ``(B, T_text)`` for this step, zero outside ``mask`` ``(B, T_text)``, and the
-        mechanism's own tensors that change (merged into ``state.extras``)."""
+        state with the mechanism's own fields moved on (``state`` itself when it has none)."""
         raise NotImplementedError
 
     def forward(self, query: torch.Tensor, state: AttentionState,
                 window: torch.Tensor | None = None) -> tuple[torch.Tensor, torch.Tensor, AttentionState]:
         mask = state.mask if window is None else state.mask & window
-        weights, extra = self.align(query, state, mask)
+        weights, state = self.align(query, state, mask)
         context = torch.bmm(weights.unsqueeze(1), state.memory).squeeze(1)
-        new_state = dataclasses.replace(state, weights=weights, cumulative=state.cumulative + weights,
-                                        extras={**state.extras, **extra} if extra else state.extras)
+        new_state = dataclasses.replace(state, weights=weights, cumulative=state.cumulative + weights)
         return context, weights, new_state
 

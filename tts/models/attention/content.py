@@ -6,7 +6,7 @@ import torch
 from torch import nn
 
 from tts.config.attention import AttentionConfig
-from tts.models.attention.base import Attention, AttentionState, Extras, masked_softmax, register
+from tts.models.attention.base import Attention, AttentionState, masked_softmax, register
 from tts.models.layers import Gain
 
 
@@ -30,8 +30,8 @@ class ContentAttention(Attention):
         """``(B, D_q) → (B, T_text)``."""
         return self.v(torch.tanh(self.query_layer(query).unsqueeze(1) + state.projected)).squeeze(-1)
 
-    def align(self, query: torch.Tensor, state: AttentionState, mask: torch.Tensor) -> tuple[torch.Tensor, Extras]:
-        return masked_softmax(self.energies(query, state), mask), {}
+    def align(self, query: torch.Tensor, state: AttentionState, mask: torch.Tensor) -> tuple[torch.Tensor, AttentionState]:
+        return masked_softmax(self.energies(query, state), mask), state
 
 
 @register("luong_concat")
@@ -57,9 +57,9 @@ class _LuongMultiplicativeAttention(Attention):
     def precompute(self, memory: torch.Tensor) -> torch.Tensor:
         return self.memory_layer(memory)
 
-    def align(self, query: torch.Tensor, state: AttentionState, mask: torch.Tensor) -> tuple[torch.Tensor, Extras]:
+    def align(self, query: torch.Tensor, state: AttentionState, mask: torch.Tensor) -> tuple[torch.Tensor, AttentionState]:
         energies = torch.bmm(state.projected, query.unsqueeze(-1)).squeeze(-1) * self.scale
-        return masked_softmax(energies, mask), {}
+        return masked_softmax(energies, mask), state
 
 
 @register("luong_dot")

@@ -3,15 +3,24 @@ predicted or the previous position) and hard attention (one token, straight-thro
 
 from __future__ import annotations
 
+import dataclasses
 import math
+from dataclasses import dataclass
 
 import torch
 from torch import nn
 from torch.nn import functional as F
 
 from tts.config.attention import HardAttentionConfig, LuongLocalConfig
-from tts.models.attention.base import Attention, AttentionState, Extras, register, renormalize
+from tts.models.attention.base import Attention, AttentionState, register, renormalize
 from tts.models.attention.location import LocationAwareAttention
+
+
+@dataclass
+class LocalPState(AttentionState):
+    """local-p's state: the window's predicted centre ``(B, 1)`` (a token position)."""
+
+    centre: torch.Tensor
 
 
 class _LuongLocalAttention(Attention):
@@ -38,8 +47,8 @@ class _LuongLocalAttention(Attention):
         """p_t ``(B, 1)``, a (fractional) token position."""
         raise NotImplementedError
 
-    def align(self, query: torch.Tensor, state: AttentionState, mask: torch.Tensor) -> tuple[torch.Tensor, Extras]:
-        return self.window_weights(query, state, mask, self.centre(query, state, mask)), {}
+    def align(self, query: torch.Tensor, state: AttentionState, mask: torch.Tensor) -> tuple[torch.Tensor, AttentionState]:
+        return self.window_weights(query, state, mask, self.centre(query, state, mask)), state
 
     def window_weights(self, query: torch.Tensor, state: AttentionState, mask: torch.Tensor,
                        centre: torch.Tensor) -> torch.Tensor:
@@ -78,17 +87,21 @@ class LuongLocalPAttention(_LuongLocalAttention):
         nn.init.constant_(advance.bias, math.log(self.initial_advance / (config.window - self.initial_advance)))
         self.position = nn.Sequential(nn.Linear(query_dim, config.attention_dim), nn.Tanh(), advance)
 
-    def initial_extras(self, memory: torch.Tensor) -> Extras:
+    state_class = LocalPState
+
+    def own_state(self, memory: torch.Tensor) -> dict[str, torch.Tensor]:
         return {"centre": memory.new_zeros(memory.shape[0], 1)}
 
     def centre(self, query: torch.Tensor, state: AttentionState, mask: torch.Tensor) -> torch.Tensor:
+        assert isinstance(state, LocalPState)
         last = (state.mask.sum(dim=1, keepdim=True) - 1).to(query.dtype)
         advance = self.half_width * torch.sigmoid(self.position(query))
-        return torch.minimum(state.extras["centre"].to(query.dtype) + advance, last)
+        return torch.minimum(state.centre.to(query.dtype) + advance, last)
 
-    def align(self, query: torch.Tensor, state: AttentionState, mask: torch.Tensor) -> tuple[torch.Tensor, Extras]:
+    def align(self, query: torch.Tensor, state: AttentionState, mask: torch.Tensor) -> tuple[torch.Tensor, AttentionState]:
+        assert isinstance(state, LocalPState)
         centre = self.centre(query, state, mask)
-        return self.window_weights(query, state, mask, centre), {"centre": centre}
+        return self.window_weights(query, state, mask, centre), dataclasses.replace(state, centre=centre)
 
 
 @register("luong_local_m")
@@ -123,12 +136,12 @@ class HardAttention(LocationAwareAttention):
         progress = min(step / self.config.anneal_steps, 1.0)
         self.temperature = start * math.exp(progress * math.log(end / start))
 
-    def align(self, query: torch.Tensor, state: AttentionState, mask: torch.Tensor) -> tuple[torch.Tensor, Extras]:
+    def align(self, query: torch.Tensor, state: AttentionState, mask: torch.Tensor) -> tuple[torch.Tensor, AttentionState]:
         logits = self.energies(query, state).masked_fill(~mask, float("-inf"))
         if self.training:
             uniform = torch.rand_like(logits).clamp(1e-10, 1.0 - 1e-7)
             gumbel = -torch.log(-torch.log(uniform))
             soft = torch.softmax((logits + gumbel) / self.temperature, dim=-1)
             hard = F.one_hot(soft.argmax(dim=-1), logits.shape[1]).to(soft.dtype)
-            return hard - soft.detach() + soft, {}
-        return F.one_hot(logits.argmax(dim=-1), logits.shape[1]).to(logits.dtype), {}
+            return hard - soft.detach() + soft, state
+        return F.one_hot(logits.argmax(dim=-1), logits.shape[1]).to(logits.dtype), state

@@ -10,7 +10,7 @@ import torch
 from torch import nn
 
 from tts.config.attention import LocationAttentionConfig
-from tts.models.attention.base import Attention, AttentionState, Extras, masked_softmax, register
+from tts.models.attention.base import Attention, AttentionState, masked_softmax, register
 from tts.models.layers import Gain
 
 
@@ -63,8 +63,8 @@ class LocationAwareAttention(Attention):
             hidden = hidden + self.bias
         return self.v(torch.tanh(hidden)).squeeze(-1)
 
-    def align(self, query: torch.Tensor, state: AttentionState, mask: torch.Tensor) -> tuple[torch.Tensor, Extras]:
-        return masked_softmax(self.energies(query, state), mask), {}
+    def align(self, query: torch.Tensor, state: AttentionState, mask: torch.Tensor) -> tuple[torch.Tensor, AttentionState]:
+        return masked_softmax(self.energies(query, state), mask), state
 
 
 @register("location")

@@ -3,7 +3,9 @@ GMM attention, dynamic convolution attention and stepwise monotonic attention.""
 
 from __future__ import annotations
 
+import dataclasses
 import math
+from dataclasses import dataclass
 
 import torch
 from torch import nn
@@ -15,10 +17,24 @@ from tts.config.attention import (
     GMMAttentionConfig,
     StepwiseMonotonicConfig,
 )
-from tts.models.attention.base import Attention, AttentionState, Extras, masked_softmax, register, renormalize, shift_right
+from tts.models.attention.base import Attention, AttentionState, masked_softmax, register, renormalize, shift_right
 from tts.models.attention.content import ContentAttention
 from tts.models.attention.location import LocationAwareAttention
 from tts.models.layers import sliding_windows
+
+
+@dataclass
+class ForwardAttentionState(AttentionState):
+    """Forward attention's state: the probability ``u`` ``(B, 1)`` of moving forward at the next step."""
+
+    transition: torch.Tensor
+
+
+@dataclass
+class GMMAttentionState(AttentionState):
+    """GMM attention's state: the mixture means ``(B, K)`` (token positions)."""
+
+    mu: torch.Tensor
 
 
 @register("forward")
@@ -33,6 +49,7 @@ class ForwardAttention(LocationAwareAttention):
 
     use_cumulative = False
     monotonic = True
+    state_class = ForwardAttentionState
 
     def __init__(self, config: ForwardAttentionConfig, query_dim: int, memory_dim: int):
         super().__init__(config, query_dim, memory_dim)
@@ -40,19 +57,20 @@ class ForwardAttention(LocationAwareAttention):
                                                nn.Linear(config.attention_dim, 1))
                                  if config.transition_agent else None)
 
-    def initial_extras(self, memory: torch.Tensor) -> Extras:
+    def own_state(self, memory: torch.Tensor) -> dict[str, torch.Tensor]:
         return {"transition": torch.full((memory.shape[0], 1), 0.5, device=memory.device)}
 
-    def align(self, query: torch.Tensor, state: AttentionState, mask: torch.Tensor) -> tuple[torch.Tensor, Extras]:
+    def align(self, query: torch.Tensor, state: AttentionState, mask: torch.Tensor) -> tuple[torch.Tensor, AttentionState]:
         y = masked_softmax(self.energies(query, state), mask)
-        u = state.extras["transition"]
+        assert isinstance(state, ForwardAttentionState)
+        u = state.transition
         previous = state.weights
         weights = renormalize(((1 - u) * previous + u * shift_right(previous)) * y, mask)
-        extra: Extras = {}
         if self.transition_agent is not None:
             context = torch.bmm(weights.unsqueeze(1), state.memory).squeeze(1)
-            extra["transition"] = torch.sigmoid(self.transition_agent(torch.cat([context, query], dim=-1)))
-        return weights, extra
+            transition = torch.sigmoid(self.transition_agent(torch.cat([context, query], dim=-1)))
+            state = dataclasses.replace(state, transition=transition)
+        return weights, state
 
 
 @register("gmm")
@@ -76,19 +94,22 @@ class GMMAttention(Attention):
             output.bias[2 * k:].fill_(math.log(math.expm1(1.5)))
         self.mlp = nn.Sequential(nn.Linear(query_dim, config.attention_dim), nn.Tanh(), output)
 
-    def initial_extras(self, memory: torch.Tensor) -> Extras:
+    state_class = GMMAttentionState
+
+    def own_state(self, memory: torch.Tensor) -> dict[str, torch.Tensor]:
         return {"mu": torch.zeros(memory.shape[0], self.k, device=memory.device)}
 
-    def align(self, query: torch.Tensor, state: AttentionState, mask: torch.Tensor) -> tuple[torch.Tensor, Extras]:
+    def align(self, query: torch.Tensor, state: AttentionState, mask: torch.Tensor) -> tuple[torch.Tensor, AttentionState]:
         w_hat, delta_hat, sigma_hat = self.mlp(query).chunk(3, dim=-1)
         mix = torch.softmax(w_hat, dim=-1).unsqueeze(-1)                       # (B, K, 1)
-        mu = state.extras["mu"] + F.softplus(delta_hat)                               # (B, K)
+        assert isinstance(state, GMMAttentionState)
+        mu = state.mu + F.softplus(delta_hat)                               # (B, K)
         sigma = (F.softplus(sigma_hat) + 1e-3).unsqueeze(-1)                   # (B, K, 1)
         positions = torch.arange(mask.shape[1], device=mu.device, dtype=mu.dtype)
         centred = positions.view(1, 1, -1) - mu.unsqueeze(-1)         # (B, K, T)
         mass = torch.sigmoid((centred + 0.5) / sigma) - torch.sigmoid((centred - 0.5) / sigma)
         weights = renormalize((mix * mass).sum(dim=1), mask)
-        return weights, {"mu": mu}
+        return weights, dataclasses.replace(state, mu=mu)
 
 
 def beta_binomial_prior(length: int, alpha: float, beta: float) -> torch.Tensor:
@@ -132,7 +153,7 @@ class DynamicConvolutionAttention(Attention):
         prior = beta_binomial_prior(c.prior_length, c.prior_alpha, c.prior_beta)
         self.register_buffer("prior_filter", prior.flip(0).view(1, 1, -1), persistent=False)
 
-    def align(self, query: torch.Tensor, state: AttentionState, mask: torch.Tensor) -> tuple[torch.Tensor, Extras]:
+    def align(self, query: torch.Tensor, state: AttentionState, mask: torch.Tensor) -> tuple[torch.Tensor, AttentionState]:
         previous = state.weights.unsqueeze(1)                                    # (B, 1, T)
         batch = previous.shape[0]
         static = self.static_dense(self.static_conv(previous).transpose(1, 2))     # (B, T, A)
@@ -144,7 +165,7 @@ class DynamicConvolutionAttention(Attention):
         dynamic = self.dynamic_dense(windows @ filters.transpose(1, 2))                         # (B, T, A)
         prior = F.conv1d(F.pad(previous, (self.prior_filter.shape[-1] - 1, 0)), self.prior_filter).squeeze(1)
         energies = self.v(torch.tanh(static + dynamic)).squeeze(-1) + torch.log(prior.clamp(min=1e-6))
-        return masked_softmax(energies, mask), {}
+        return masked_softmax(energies, mask), state
 
 
 @register("stepwise_monotonic")
@@ -164,7 +185,7 @@ class StepwiseMonotonicAttention(ContentAttention):
         super().__init__(config, query_dim, memory_dim)
         self.energy_bias = nn.Parameter(torch.tensor(1.0))
 
-    def align(self, query: torch.Tensor, state: AttentionState, mask: torch.Tensor) -> tuple[torch.Tensor, Extras]:
+    def align(self, query: torch.Tensor, state: AttentionState, mask: torch.Tensor) -> tuple[torch.Tensor, AttentionState]:
         energies = self.energies(query, state) + self.energy_bias
         if self.training and self.config.sigmoid_noise > 0:
             energies = energies + self.config.sigmoid_noise * torch.randn_like(energies)
@@ -178,4 +199,4 @@ class StepwiseMonotonicAttention(ContentAttention):
         total = weights.sum(dim=-1, keepdim=True)
         # a window that excludes all of the previous mass (never with a window around its peak) restarts uniform
         uniform = mask / mask.sum(dim=-1, keepdim=True)
-        return torch.where(total > 0, weights / total.clamp(min=1e-30), uniform), {}
+        return torch.where(total > 0, weights / total.clamp(min=1e-30), uniform), state
