@@ -21,9 +21,10 @@ I refuse to collect the refuse.
 Printing differs from most of the arts. It is the art of the arts, and the mother of all knowledge. Nothing spreads ideas faster than the printed word.
 TXT
   echo "== synthesizing $(wc -l < "$OUT/sentences.txt") texts with the bundled model"
-  # the pretrained HiFi-GAN (the default) and Griffin-Lim, played side by side in index.html
-  "$TTS" synthesize --text-file "$OUT/sentences.txt" --out "$OUT/speech" --vocoder hifigan griffin-lim
-  echo "open $OUT/speech/index.html (audio players for both vocoders + alignment plots)"
+  # the default vocoder; VOCODERS="hifigan griffin-lim" plays several side by side in index.html
+  # shellcheck disable=SC2086
+  "$TTS" synthesize --text-file "$OUT/sentences.txt" --out "$OUT/speech" ${VOCODERS:+--vocoder $VOCODERS}
+  echo "open $OUT/speech/index.html (audio players + alignment plots)"
 else
   echo "== no bundled model (tts/pretrained/): mel → Griffin-Lim round trip of recorded speech"
   espeak-ng -w "$OUT/reference.wav" "Printing, in the only sense with which we are at present concerned, differs from most if not from all the arts and crafts represented in the exhibition."

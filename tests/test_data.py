@@ -261,7 +261,8 @@ def test_the_cache_follows_edits_deletions_and_additions(tmp_path):
     assert compute_features(root, config, num_workers=1, progress=False) == cache
     after = manifest()
     assert sorted(after) == ["TINY-0001", "TINY-0002", "TINY-0009"]
-    assert after["TINY-0002"]["text"] == "Dogs ran far away." and after["TINY-0001"]["n_frames"] > before["TINY-0001"]["n_frames"]
+    assert after["TINY-0002"]["text"] == "Dogs ran far away."
+    assert after["TINY-0001"]["n_frames"] > before["TINY-0001"]["n_frames"]
     rejected = (cache / "rejected.tsv").read_text()
     assert "TINY-0003\tmissing wav" in rejected
     assert np.load(cache / "ids" / "TINY-0002.npy").tolist() != [] and not (cache / "mels" / "TINY-0003.npy").exists()

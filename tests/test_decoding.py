@@ -26,9 +26,9 @@ class CountingModel(AutoregressiveTTS):
 
     def __init__(self, config, n_symbols: int, audio: AudioConfig, go_frame: str = "zeros"):
         super().__init__(n_symbols, audio, reduction_factor=2, max_reduction_factor=2, go_frame=go_frame)
-        self.mel_head = nn.Linear(2, self.n_mels * 2)
-        self.stop_head = nn.Linear(2, 1)
-        self.postnet = ZeroPostnet()
+        self.mel_head = nn.Linear(2, self.n_mels * 2)  # type: ignore[misc]  # a stand-in for the real heads
+        self.stop_head = nn.Linear(2, 1)  # type: ignore[misc]
+        self.postnet = ZeroPostnet()  # type: ignore[assignment]
         with torch.no_grad():
             self.mel_head.weight.zero_()
             self.mel_head.weight[:, 0] = 1.0
@@ -55,7 +55,8 @@ class CountingModel(AutoregressiveTTS):
         if window is not None:
             target = torch.where(window[torch.arange(len(target)), target], target, window.float().argmax(dim=1))
         alignment = nn.functional.one_hot(target, int(lengths.max())).float()
-        stop = target == lengths - 1 if self.stop_from is None else torch.full_like(target, t >= self.stop_from, dtype=torch.bool)
+        stop = (target == lengths - 1 if self.stop_from is None
+                else torch.full_like(target, t >= self.stop_from, dtype=torch.bool))
         hidden = torch.stack([target.float(), stop.float()], dim=1)
         return hidden, StepAttention(alignment), {"t": t + 1, "lengths": lengths}
 
@@ -85,7 +86,8 @@ def test_a_registered_model_decodes_through_the_shared_driver():
 def test_the_driver_hands_the_window_around_the_previous_peak_to_the_model():
     model = counting()
     ids = torch.tensor([[3, 4, 5, 6, 7, 1]])
-    out = model.inference(ids, settings=InferenceConfig(attention_window=[0, 0]))  # the peak may never move: stuck on token 0
+    # the peak may never move: stuck on token 0
+    out = model.inference(ids, settings=InferenceConfig(attention_window=[0, 0]))
     assert model.windows[0] is None and all(w.tolist() == [[True] + [False] * 5] for w in model.windows[1:])
     assert bool(out.hit_limit[0]) and set(out.alignments[0].argmax(dim=1).tolist()) == {0}
     model.windows.clear()
@@ -100,7 +102,8 @@ def test_safety_nets_hold_back_a_stop_token_that_fires_too_early():
     assert model.inference(ids, lengths).lengths.tolist() == [4]  # stops at step 2 with 2 of 5 tokens said
     # not before the peak reached the last (spoken) token: token 4 at step 8, or token 3 when told so
     assert model.inference(ids, lengths, settings=InferenceConfig(stop_after_last_token=True)).lengths.tolist() == [18]
-    assert model.inference(ids, lengths, last_token=torch.tensor([3]), settings=InferenceConfig(stop_after_last_token=True)).lengths.tolist() == [14]
+    settings = InferenceConfig(stop_after_last_token=True)
+    assert model.inference(ids, lengths, last_token=torch.tensor([3]), settings=settings).lengths.tolist() == [14]
     # not before ceil(5 tokens · 3 frames / r=2) = 8 steps
     assert model.inference(ids, lengths, settings=InferenceConfig(min_frames_per_token=3.0)).lengths.tolist() == [16]
 
@@ -114,7 +117,8 @@ def test_attention_window_holds_for_every_mechanism(kind):
     model = Tacotron2(config_from_dict(d).model.tacotron2, n_symbols=130).eval()
     ids = torch.randint(3, 100, (2, 24))
     back, ahead = 1, 2
-    out = model.inference(ids, torch.tensor([24, 17]), settings=InferenceConfig(stop_threshold=1.0, max_decoder_steps=20, attention_window=(back, ahead)))
+    settings = InferenceConfig(stop_threshold=1.0, max_decoder_steps=20, attention_window=[back, ahead])
+    out = model.inference(ids, torch.tensor([24, 17]), settings=settings)
     for i, n in enumerate((24, 17)):
         weights = out.alignments[i, :, :n]
         torch.testing.assert_close(weights.sum(dim=1), torch.ones(weights.shape[0]), atol=1e-5, rtol=0)

@@ -6,6 +6,7 @@ from pathlib import Path
 
 spec = importlib.util.spec_from_file_location(
     "coverage_recipe", Path(__file__).resolve().parents[1] / "recipes" / "synthetic" / "diphone_cover.py")
+assert spec is not None and spec.loader is not None
 coverage = importlib.util.module_from_spec(spec)
 spec.loader.exec_module(coverage)
 

@@ -87,7 +87,7 @@ def test_a_signal_ends_the_step_saves_and_resumes_exactly(signum, tiny_corpus, t
     assert checkpoint.read(tmp_path / "b" / "checkpoint_00000003.pt").training["state"]["step"] == 3
     assert signal.getsignal(signal.SIGTERM) == handler_before
     Trainer(full, tiny_corpus, tmp_path / "b", resume=True, progress=False).fit()
-    a, b = checkpoint.read(tmp_path / "a" / "checkpoint_00000008.pt"), checkpoint.read(tmp_path / "b" / "checkpoint_00000008.pt")
+    a, b = (checkpoint.read(tmp_path / run / "checkpoint_00000008.pt") for run in ("a", "b"))
     assert all(torch.equal(a.weights[k], b.weights[k]) for k in a.weights)  # bit-exact, BatchNorm statistics included
     assert sorted(losses(tmp_path / "b")) == list(range(1, 9))
 
@@ -278,7 +278,8 @@ def test_config_errors_name_the_key(tmp_path):
     bad.write_text("model: [unclosed")
     with pytest.raises(ConfigError, match="not valid YAML"):
         load_config(bad)
-    assert load_config(ROOT / "configs/tacotron2.yaml", ["model.tacotron2.attention.kind=forward"]).model.tacotron2.attention.kind == "forward"
+    forward = load_config(ROOT / "configs/tacotron2.yaml", ["model.tacotron2.attention.kind=forward"])
+    assert forward.model.tacotron2.attention.kind == "forward"
 
 
 def test_train_cli_errors_are_one_line(tmp_path, tiny_corpus):

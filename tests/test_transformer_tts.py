@@ -84,7 +84,7 @@ def test_attention_window_keeps_every_head_near_the_guided_peak():
     ids = torch.randint(3, 100, (1, 30))
     out = model.inference(ids, settings=InferenceConfig(stop_threshold=1.0, max_decoder_steps=25, attention_window=[0, 1]))
     heads = out.attention_heads[0]                                        # (L, H, T_steps, T_text)
-    guided = torch.stack([heads[l, h] for l, h in model.guided]).mean(0)
+    guided = torch.stack([heads[layer, h] for layer, h in model.guided]).mean(0)
     peaks = guided.argmax(dim=1)
     assert bool(((peaks[1:] - peaks[:-1]) >= 0).all()) and bool(((peaks[1:] - peaks[:-1]) <= 1).all())
     positions = torch.arange(30)
@@ -132,8 +132,8 @@ def test_overfits_two_utterances_with_a_diagonal_head(tiny_corpus):
     heads = model(batch).attention_heads.detach()
     for i in range(2):
         steps = decoder_steps(int(batch.mel_lengths[i]), 2)
-        reports = [attention_report(heads[i, l, h, :steps, : int(batch.text_lengths[i])].numpy())
-                   for l in range(2) for h in range(2)]
+        reports = [attention_report(heads[i, layer, h, :steps, : int(batch.text_lengths[i])].numpy())
+                   for layer in range(2) for h in range(2)]
         best = max(reports, key=lambda r: r.diagonal_correlation * r.focus_rate)
         assert best.diagonal_correlation > 0.85 and best.focus_rate > 0.5, best.summary()
 

@@ -63,7 +63,8 @@ def main() -> None:
                          "use --device cuda on this machine")
     if device.type == "cuda" and not torch.cuda.is_available():
         raise SystemExit(f"error: --device {args.device}: this machine has no usable CUDA GPU; use --device cpu")
-    amp_dtype = getattr(torch, AMP_DTYPES[args.amp]) if AMP_DTYPES[args.amp] else None
+    amp_name = AMP_DTYPES[args.amp]
+    amp_dtype = getattr(torch, amp_name) if amp_name else None
     torch.set_num_threads(args.threads)
 
     def synchronize() -> None:

@@ -45,14 +45,15 @@ def nvidia_modules(src: Path) -> SimpleNamespace:
     def mask_from_lengths(lengths: torch.Tensor) -> torch.Tensor:  # theirs builds a torch.cuda tensor
         return torch.arange(int(lengths.max()), device=lengths.device)[None] < lengths[:, None]
 
-    utils.get_mask_from_lengths = mask_from_lengths
+    setattr(utils, "get_mask_from_lengths", mask_from_lengths)
     model = importlib.import_module("model")
-    model.get_mask_from_lengths = mask_from_lengths
+    setattr(model, "get_mask_from_lengths", mask_from_lengths)
     tree = ast.parse((src / "hparams.py").read_text())
     call = next(node for node in ast.walk(tree) if isinstance(node, ast.Call)
                 and getattr(node.func, "attr", "") == "HParams")
-    values = {}
+    values: dict[str, object] = {}
     for keyword in call.keywords:  # hparams.py needs tensorflow to run; its defaults are literals
+        assert keyword.arg is not None
         try:
             values[keyword.arg] = ast.literal_eval(keyword.value)
         except ValueError:
@@ -143,15 +144,15 @@ def compare(src: Path, config_path: Path) -> dict:
         },
         "loss": {"nvidia": loss_t.item(), "ours": loss_o.item()},
     }
-    grads = {map_name(k): p.grad for k, p in theirs.named_parameters()}
+    grads = {map_name(k): p.grad for k, p in theirs.named_parameters() if p.grad is not None}
     relative = {name: worst(grads[name], p.grad) / max(float(grads[name].abs().max()), 1e-12)
-                for name, p in ours.named_parameters()}
+                for name, p in ours.named_parameters() if p.grad is not None}
     # NVIDIA's parse_output zeroes the padded frames of mel_outputs through .data, in place, after the
     # postnet has saved that tensor for its backward pass: the first postnet convolution's weight
     # gradient is then computed from the zeroed input. Ours is the gradient of the loss as written.
     quirk = "postnet.blocks.0.conv.weight"
     others = {name: value for name, value in relative.items() if name != quirk}
-    name = max(others, key=others.get)
+    name = max(others, key=lambda k: others[k])
     result["gradients"] = {"parameters_compared": len(relative),
                            "largest_relative_difference": {"parameter": name, "value": others[name]},
                            f"{quirk} (NVIDIA's in-place masking, see the comment)": relative[quirk]}

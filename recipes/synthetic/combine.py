@@ -6,7 +6,8 @@
 The result trains on the base corpus's training split plus every utterance of each ``--add`` and is
 validated and tested on the base corpus's own val and test splits, so its figures compare with
 models trained on the base corpus alone. An added utterance whose text is a base val or test text
-(compared without case and punctuation) is left out, as is one whose id is already in use. Wavs are symbolic links to the two corpora's files; ``tts features --data OUT`` then builds
+(compared without case and punctuation) is left out, as is one whose id is already in use. Wavs are
+symbolic links to the two corpora's files; ``tts features --data OUT`` then builds
 the cache.
 """
 

@@ -74,7 +74,7 @@ def check_system(engine: str) -> None:
 
 def entry_sentences(entry: str) -> list[str]:
     """Split a fortune entry into sentences, dropping attribution lines ("-- Mark Twain")."""
-    lines = []
+    lines: list[str] = []
     for line in entry.splitlines():
         if line.strip().startswith(("--", "- ", "-")) and lines:
             break
@@ -280,7 +280,8 @@ def synthesize(out: Path, utterances: list[Utterance], args: argparse.Namespace)
     spoken.update({u.id: u.normalized for u in utterances})
     manifest.write_text("".join(f"{uid}\t{text}\n" for uid, text in sorted(spoken.items())), encoding="utf-8")
     jobs = [(u.id, u.normalized, args.engine, str(out), args.sample_rate) for u in utterances]
-    failures, outcomes = {}, Counter()
+    failures: dict[str, str] = {}
+    outcomes: Counter[str] = Counter()
     with mp.Pool(args.jobs, initializer=quiet_worker) as pool:
         for uid, outcome, error in tqdm(pool.imap_unordered(speak_job, jobs), total=len(jobs),
                                         desc=f"{args.engine} slt", unit="utt"):
