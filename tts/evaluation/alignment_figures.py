@@ -90,14 +90,17 @@ def plot_alignments(checkpoints: list[str], out: str | Path, text: str | None = 
     if out.suffix.lower() != ".png" or out.is_dir():
         raise TTSError(f"--out {out}: give a file name ending in .png")
     writable_folder(out.parent)
-    panels = []
+    panels: list[Panel] = []
+    stop_threshold = 0.5
     for path in checkpoints:
         loaded = checkpoint.load(path)
+        settings = resolve_inference(loaded.config.inference, changes)
+        if not panels:
+            stop_threshold = settings.stop_threshold  # the line the figure draws: the first checkpoint's, as resolved
         if utterance is not None and data_root is not None:
             panel = teacher_forced(loaded, data_root, utterance)
         else:
             assert text is not None
-            settings = resolve_inference(loaded.config.inference, changes)
             panel = free_running(Synthesizer(loaded, device, int8, settings=settings), text)
         panel.step, panel.r = loaded.step, loaded.model.reduction_factor
         if (head is not None or all_heads) and panel.heads is None:
@@ -119,6 +122,7 @@ def plot_alignments(checkpoints: list[str], out: str | Path, text: str | None = 
     elif len(panels) == 1:
         fig = alignment_figure(first.alignment, mel=first.mel, target_mel=first.target_mel,
                                stop_probs=first.stop_probs, tokens=first.tokens, reduction_factor=first.r,
+                               stop_threshold=stop_threshold,
                                title=f"{first.title} · step {first.step}\n{first.report.summary()}")
     else:
         fig = alignment_grid([p.alignment for p in panels], [f"step {p.step}\n{p.report.summary()}" for p in panels],

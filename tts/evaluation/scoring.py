@@ -104,7 +104,7 @@ def score(synthesizer: Synthesizer, items: list[Item], out: Path, meters: Meters
         for item, result in zip(chunk, synthesizer([i.text for i in chunk], settings)):
             ref_mel = mel_fn(torch.from_numpy(item.reference)).numpy()
             save_wav(out / "wavs" / f"{item.id}.wav", result.waveform, result.sample_rate)
-            save_figure(result.figure(synthesizer.step), out / "wavs" / f"{item.id}.png")
+            save_figure(result.figure(synthesizer.step, settings.stop_threshold), out / "wavs" / f"{item.id}.png")
             reports = [seg.report for seg in result.segments]
             row = {
                 "id": item.id, **({"category": item.category} if item.category else {}), "text": item.text,
