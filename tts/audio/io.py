@@ -91,12 +91,19 @@ def trim_silence(wav: np.ndarray, top_db: float = 40.0, frame_length: int = 1024
     return wav[start:end]
 
 
+def edge_bounds(wav: np.ndarray, audio: AudioConfig) -> tuple[int, int, int]:
+    """How :func:`edge_silence` cuts ``wav``: ``[start, end)`` samples kept and the samples of
+    silence put before them (so sample ``i`` of ``wav`` lands at ``i - start + lead``)."""
+    start, end = (speech_bounds(wav, audio.trim_top_db, audio.win_length, audio.hop_length) if audio.trim_silence
+                  else (0, len(wav)))
+    return start, end, int(round(audio.leading_silence * audio.sample_rate))
+
+
 def edge_silence(wav: np.ndarray, audio: AudioConfig) -> np.ndarray:
     """The silence at an utterance's edges as the features define it: trimmed to the speech (when
     ``audio.trim_silence``), then ``audio.leading_silence`` seconds of silence put before it."""
-    if audio.trim_silence:
-        wav = trim_silence(wav, audio.trim_top_db, audio.win_length, audio.hop_length)
-    lead = int(round(audio.leading_silence * audio.sample_rate))
+    start, end, lead = edge_bounds(wav, audio)
+    wav = wav[start:end]
     return np.concatenate([np.zeros(lead, dtype=wav.dtype), wav]) if lead else wav
 
 

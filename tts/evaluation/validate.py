@@ -11,6 +11,7 @@ import torch
 
 from tts.checkpoint import LoadedModel
 from tts.data import FeatureDataset, batch_loader, feature_dir, read_metadata, require_corpus
+from tts.data.token_timings import TrueIntervals
 from tts.errors import TTSError
 from tts.metrics import ErrorCounts, Recognizer, error_counts
 from tts.text import Tokenizer
@@ -41,8 +42,10 @@ def validate_checkpoint(loaded: LoadedModel, data_root: str | Path, split: str =
         sizes = list(accumulate(len(b) for b in loader.batches))
         n_examples = next((k + 1 for k, total in enumerate(sizes) if total >= asr_utterances), len(sizes))
     symbols = Tokenizer.for_config(config.text, loaded.inventory).ids_to_symbols
+    truth = TrueIntervals(root, config.audio, symbols)
     metrics, examples = teacher_forced_metrics(model, TTSLoss(config.loss), batches, loaded.step, device,
-                                               n_examples=n_examples, symbols=symbols)
+                                               n_examples=n_examples, symbols=symbols,
+                                               truth=truth if truth.available else None)
     summary = {"checkpoint_step": loaded.step, "split": split, "utterances": len(dataset),
                **{k: round(v, 6) for k, v in metrics.items()}}
     if asr_utterances > 0:

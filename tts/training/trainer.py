@@ -21,6 +21,7 @@ from torch.nn.parallel import DistributedDataParallel
 from tts import checkpoint
 from tts.config import ExperimentConfig
 from tts.data import FeatureDataset, batch_loader, feature_dir, read_manifest, require_corpus
+from tts.data.token_timings import TrueIntervals
 from tts.errors import TTSError
 from tts.models import build_model
 from tts.text import SymbolInventory, Tokenizer
@@ -60,6 +61,7 @@ class Trainer(TrainingRun[ExperimentConfig]):
         self.adversary = (MelAdversary(config.loss.adversarial, self.device, self.amp_dtype == torch.float16)
                           if config.loss.adversarial.enabled else None)
         self.renderer: ValidationRenderer | None = None
+        self._truth: TrueIntervals | None = None  # the corpus's true alignments, read at the first validation
         self.open(resume)
 
     # ------------------------------------------------------------------ set-up helpers
@@ -339,9 +341,11 @@ class Trainer(TrainingRun[ExperimentConfig]):
         r, _ = self.r_at(self.state.step)
         loader = batch_loader(self.val_set, self.config.data, r, self.config.data.max_frames_per_batch,
                               self.config.train.seed, shuffle=False)
+        if self._truth is None:
+            self._truth = TrueIntervals(self.data_root, self.config.audio, self.tokenizer.ids_to_symbols)
         metrics, examples = teacher_forced_metrics(self.model, self.criterion, loader, self.state.step, self.device,
                                                    self._autocast, self.config.train.n_val_audio,
-                                                   self.tokenizer.ids_to_symbols)
+                                                   self.tokenizer.ids_to_symbols, self._truth)
         if self.is_main:
             self._record_validation(metrics, metrics["loss"])
             assert self.renderer is not None, "the main process renders"

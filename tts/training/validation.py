@@ -15,12 +15,15 @@ import logging
 from pathlib import Path
 from typing import Callable, ContextManager, Iterable
 
+import numpy as np
 import torch
 
 from tts.audio import save_wav
 from tts.config import InferenceConfig
 from tts.data import Batch
+from tts.data.token_timings import TrueIntervals
 from tts.metrics import attention_report, speech_steps
+from tts.metrics.true_alignment import true_alignment_score
 from tts.models.decoding import AutoregressiveTTS
 from tts.models.layers import decoder_steps
 from tts.models.outputs import ModelOutput
@@ -37,6 +40,7 @@ def teacher_forced_metrics(model: AutoregressiveTTS, criterion: TTSLoss, batches
                            device: torch.device | str = "cpu",
                            autocast: Callable[[], ContextManager] = contextlib.nullcontext,
                            n_examples: int = 0, symbols: Callable[[list[int]], list[str]] | None = None,
+                           truth: TrueIntervals | None = None,
                            ) -> tuple[dict[str, float], list[tuple[Batch, ModelOutput]]]:
     """Utterance-weighted means over ``batches`` of every loss term, ``attention_focus``,
     ``attention_diagonal``, ``first_token_skips`` (the share of utterances whose first spoken
@@ -45,13 +49,15 @@ def teacher_forced_metrics(model: AutoregressiveTTS, criterion: TTSLoss, batches
     first token), and ``text_reliance``: the mel loss with each item given its batch
     neighbour's text over the loss with its own (batches of one are left out of it). Near 1 the
     decoder predicts from its previous frames alone and babbles when free-running, however
-    diagonal its attention looks.
+    diagonal its attention looks. With ``truth`` (a corpus with phone timings): ``true_peak_accuracy``
+    and ``true_boundary_error_ms`` (:func:`~tts.metrics.true_alignment.true_alignment_score`), means
+    over the utterances that have timings, and ``true_timed_utterances``, their number.
 
     Returns the metrics and the first ``n_examples`` (batch, output) pairs for plots and audio.
     The caller puts ``model`` in eval mode.
     """
     totals: dict[str, float] = {}
-    count = 0
+    count = timed = 0
     examples: list[tuple[Batch, ModelOutput]] = []
     r = model.reduction_factor
     for batch in batches:
@@ -81,10 +87,20 @@ def teacher_forced_metrics(model: AutoregressiveTTS, criterion: TTSLoss, batches
                                ("first_token_skips", float(report.first_token_skipped)),
                                ("attention_start", float(report.start_token))):
                 totals[key] = totals.get(key, 0.0) + value
+            intervals = truth(batch.utterance_ids[i], batch.ids[i, :n_text].tolist()) if truth else None
+            if truth is not None and intervals is not None:
+                score = true_alignment_score(alignments[i, :steps, :n_text], intervals, int(batch.mel_lengths[i]),
+                                             truth.frame_ms, r)
+                if np.isfinite(score.peak_accuracy) and np.isfinite(score.boundary_error_ms):
+                    totals["true_peak_accuracy"] = totals.get("true_peak_accuracy", 0.0) + score.peak_accuracy
+                    totals["true_boundary_error_ms"] = totals.get("true_boundary_error_ms", 0.0) + score.boundary_error_ms
+                    timed += 1
         count += n
         if len(examples) < n_examples:
             examples.append((batch, output))
-    metrics = {k: v / max(count, 1) for k, v in totals.items()}
+    metrics = {k: v / max(timed if k.startswith("true_") else count, 1) for k, v in totals.items()}
+    if truth is not None:
+        metrics["true_timed_utterances"] = timed
     if "mel_wrong_text" in metrics:
         metrics["text_reliance"] = metrics.pop("mel_wrong_text") / max(metrics.pop("mel_own_text"), 1e-12)
     return metrics, examples

@@ -1,0 +1,37 @@
+#!/usr/bin/env bash
+# The attention study's pilots (docs/attention_study.md, "Pilots"): short runs on the synthetic corpus
+# that choose the budget and the shared settings, each a `tts train` of configs/attention_study.yaml
+# with the overrides below, one CPU thread each (one lane), resumable: run it again and an unfinished
+# pilot continues from its last checkpoint. Progress: exp/pilots/<name>/train.log, metrics.jsonl.
+#   bash egs/synthetic/pilots.sh NAME [NAME ...]      (bash egs/synthetic/pilots.sh --list)
+set -euo pipefail
+cd "$(dirname "$0")/../.."
+PY=${PY:-.venv/bin/python}
+data=data/synthetic
+
+# The batch: 12,800 mel frames (about 42 utterances, 67 updates an epoch), the most utterances per
+# lane-hour but 3 % of the largest measured (docs/attention_study/throughput.json). 20 epochs: 1,340 updates.
+EPOCHS20="train.max_steps=1340 data.max_frames_per_batch=12800 data.max_batch_size=128
+  train.validate_every=134 train.checkpoint_every=134 train.keep_last=2 train.n_val_audio=1
+  optim.schedule.warmup_steps=100 optim.schedule.decay_steps=670 optim.schedule.min_lr=1e-4
+  loss.guided_attention.decay=0.998 loss.guided_attention.until_step=1340"
+
+declare -A PILOTS=(
+  [ls_lr1e-3_e20]="model.tacotron2.attention.kind=location_sensitive optim.lr=1e-3 $EPOCHS20"
+  [ls_lr2e-3_e20]="model.tacotron2.attention.kind=location_sensitive optim.lr=2e-3 $EPOCHS20"
+)
+
+if [ "${1:-}" = "--list" ]; then
+  for name in "${!PILOTS[@]}"; do echo "$name: ${PILOTS[$name]}" | tr -s ' \n' ' '; echo; done
+  exit 0
+fi
+for name in "$@"; do
+  overrides=${PILOTS[$name]:?unknown pilot $name (see --list)}
+  out=exp/pilots/$name
+  resume=(); ls "$out"/checkpoint_*.pt >/dev/null 2>&1 && resume=(--resume)
+  mkdir -p "$out"
+  # shellcheck disable=SC2086
+  OMP_NUM_THREADS=1 nohup setsid $PY -m tts.cli train --config configs/attention_study.yaml --data "$data" \
+    --out "$out" --no-progress "${resume[@]+"${resume[@]}"}" $overrides >> "$out/train.log" 2>&1 &
+  echo "started $name (pid $!): $out/train.log"
+done

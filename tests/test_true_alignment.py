@@ -1,0 +1,149 @@
+"""Attention scored against the true phone timings: the measure, the mapping of Festival's
+phones onto tokens and frames, ``tts validate``'s columns and ``tts align``."""
+
+from __future__ import annotations
+
+import json
+import shutil
+
+import numpy as np
+import pytest
+
+from tts import cli
+from tts.config import AudioConfig
+from tts.data.timings import PhoneTiming, timings_path, write_timings
+from tts.data.token_timings import map_timings
+from tts.metrics.true_alignment import durations_from_alignment, true_alignment_score, true_tokens_of_steps
+
+
+def diagonal(steps: int, tokens: int, per_token: list[int]) -> np.ndarray:
+    """A hard alignment that stays ``per_token[j]`` steps on token j."""
+    alignment = np.zeros((steps, tokens))
+    alignment[np.arange(steps), np.repeat(np.arange(tokens), per_token)] = 1.0
+    return alignment
+
+
+def test_durations_count_each_steps_frames_for_its_peak_and_sum_to_the_mel():
+    alignment = diagonal(5, 3, [2, 1, 2])
+    assert durations_from_alignment(alignment, 9, reduction_factor=2).tolist() == [4, 2, 3]  # last step: 1 frame
+    with pytest.raises(ValueError, match="do not cover"):
+        durations_from_alignment(alignment, 8, reduction_factor=2)
+
+
+def test_a_true_alignment_scores_perfectly_and_a_late_one_by_its_lag():
+    intervals = np.array([[0, 4], [4, 6], [np.nan, np.nan], [6, 10]], dtype=float)  # token 2 untimed (a space)
+    assert true_tokens_of_steps(intervals, 5, 2).tolist() == [0, 0, 1, 3, 3]
+    perfect = true_alignment_score(diagonal(5, 4, [2, 1, 0, 2]), intervals, 10, frame_ms=10.0, reduction_factor=2)
+    assert (perfect.peak_accuracy, perfect.boundary_error_ms, perfect.scored_steps, perfect.timed_tokens) == (1.0, 0.0,
+                                                                                                               5, 3)
+    late = true_alignment_score(diagonal(5, 4, [3, 1, 0, 1]), intervals, 10, frame_ms=10.0, reduction_factor=2)
+    # starts 0, 6, 8 against 0, 4, 6 frames; step 3 is on token 1 where token 3 is said (2 tokens off)
+    assert late.boundary_error_ms == pytest.approx(40.0 / 3)
+    assert late.peak_accuracy == pytest.approx(4 / 5)
+
+
+def test_festival_phones_map_onto_tokens_through_reductions_and_pauses():
+    symbols = ["T", "UW1", " ", "R", "EH1", "D", ",", " ", "AE1", "N", "D", "~"]
+    phones = [PhoneTiming("pau", 0.0, 0.1), PhoneTiming("t", 0.1, 0.2), PhoneTiming("ax", 0.2, 0.3),  # to → t ax
+              PhoneTiming("r", 0.3, 0.4), PhoneTiming("eh", 0.4, 0.5), PhoneTiming("d", 0.5, 0.6),
+              PhoneTiming("pau", 0.6, 0.8), PhoneTiming("ae", 0.8, 0.9), PhoneTiming("n", 0.9, 1.0),
+              PhoneTiming("d", 1.0, 1.1), PhoneTiming("pau", 1.1, 1.3)]
+    timings = map_timings(symbols, phones, offset=-0.1, frame_seconds=0.01)
+    assert (timings.substitutions, timings.indels, timings.phones, timings.clean) == (1, 0, 8, True)
+    assert timings.intervals[0].tolist() == pytest.approx([0.0, 10.0])  # "T" on the feature clock (0.1 s cut)
+    assert timings.intervals[6].tolist() == pytest.approx([50.0, 70.0])  # the pause goes to the comma
+    assert np.isnan(timings.intervals[[2, 7, 11]]).all()  # spaces between words said without a pause, EOS
+    dropped = map_timings(symbols, [p for p in phones if p.phone != "eh"], 0.0, 0.01)
+    assert (dropped.indels, dropped.clean) == (1, False) and np.isnan(dropped.intervals[4]).all()
+
+
+@pytest.fixture(scope="module")
+def timed_corpus(tiny_corpus, tmp_path_factory):
+    """The tiny corpus with phone timings: each utterance's tokens' phones spread evenly over its wav."""
+    import soundfile as sf
+
+    from tts.config import TextConfig
+    from tts.data.corpus import read_metadata
+    from tts.text import Tokenizer
+
+    root = tmp_path_factory.mktemp("timed") / "corpus"
+    shutil.copytree(tiny_corpus, root)
+    tokenizer = Tokenizer.for_config(TextConfig())
+    for utt in read_metadata(root):
+        phones = [s.rstrip("012").lower() for s in tokenizer.encode_verbose(utt.normalized).symbols
+                  if s.rstrip("012").isalpha() and s.isupper()]
+        seconds = sf.info(str(utt.wav_path(root))).duration
+        edges = np.linspace(0.0, seconds, len(phones) + 1)
+        write_timings(timings_path(root, utt.id), [PhoneTiming(p, a, b) for p, a, b in zip(phones, edges, edges[1:])])
+    return root
+
+
+def test_validate_scores_the_attention_against_the_timings(tiny_experiment, timed_corpus, capsys):
+    checkpoint = str(tiny_experiment / "checkpoint_00000004.pt")
+    assert cli.main(["validate", "--checkpoint", checkpoint, "--data", str(timed_corpus)]) == 0
+    summary = json.loads(capsys.readouterr().out)
+    assert summary["true_timed_utterances"] >= 1
+    assert 0.0 <= summary["true_peak_accuracy"] <= 1.0 and summary["true_boundary_error_ms"] > 0.0
+
+
+def test_align_writes_durations_that_sum_to_each_mel_and_scores_them(tiny_experiment, timed_corpus, tmp_path, capsys):
+    checkpoint = str(tiny_experiment / "checkpoint_00000004.pt")
+    out = tmp_path / "durations"
+    assert cli.main(["align", "--checkpoint", checkpoint, "--data", str(timed_corpus), "--out", str(out),
+                     "--no-progress"]) == 0
+    summary = json.loads((out / "summary.json").read_text())
+    assert summary["utterances"] >= 2 and summary["timed_utterances"] >= 1 and summary["boundary_error_ms"] > 0
+    records = [json.loads(line) for line in (out / "alignments.jsonl").read_text().splitlines()]
+    lines = (out / "durations.txt").read_text().splitlines()
+    assert len(lines) == len(records) == summary["utterances"]
+    from tts import checkpoint as ckpt
+    from tts.data import feature_dir
+
+    config = ckpt.load(checkpoint).config  # other tests leave caches of other settings in the corpus
+    cache = feature_dir(timed_corpus, config.audio, config.text)
+    mels = {p.stem: np.load(p).shape[1] for p in (cache / "mels").glob("*.npy")}
+    for line, record in zip(lines, records):
+        uid, *durations = line.split()
+        assert uid == record["id"] and [int(d) for d in durations] == record["durations"]
+        assert sum(record["durations"]) == mels[uid] and len(record["durations"]) == len(record["tokens"])
+    assert "boundary error" not in capsys.readouterr().err
+
+
+def test_align_without_timings_writes_durations_and_says_why_there_is_no_error(tiny_experiment, tiny_corpus, tmp_path):
+    out = tmp_path / "durations"
+    assert cli.main(["align", "--checkpoint", str(tiny_experiment / "checkpoint_00000004.pt"), "--data",
+                     str(tiny_corpus), "--out", str(out), "--no-progress"]) == 0
+    summary = json.loads((out / "summary.json").read_text())
+    assert summary["boundary_error_ms"] is None and "has no phone timings" in summary["truth"]
+    assert (out / "durations.txt").read_text().count("\n") == summary["utterances"]
+
+
+@pytest.mark.parametrize("case, message", [
+    ("vocoder", "vocoder checkpoint"),
+    ("split", "no split 'dev'"),
+    ("full", "already holds files"),
+])
+def test_align_refuses_bad_input_with_one_line_and_no_output(case, message, tiny_experiment, tiny_corpus, tmp_path,
+                                                             capsys):
+    checkpoint = str(tiny_experiment / "checkpoint_00000004.pt")
+    out = tmp_path / "out"
+    argv = ["align", "--checkpoint", checkpoint, "--data", str(tiny_corpus), "--out", str(out), "--no-progress"]
+    if case == "vocoder":
+        from tts import checkpoint as ckpt
+        from tts.config import VocoderExperimentConfig
+        from tts.vocoders import build_vocoder
+
+        config = VocoderExperimentConfig(audio=AudioConfig())
+        path = tmp_path / "vocoder.pt"
+        ckpt.save_vocoder(path, build_vocoder(config.vocoder, config.audio), config, 1)
+        argv[2] = str(path)
+    elif case == "split":
+        argv += ["--split", "dev"]
+    else:
+        out.mkdir()
+        (out / "durations.txt").write_text("another run's\n")
+    assert cli.main(argv) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and err[0].startswith("error: ") and message in err[0], err
+    assert not out.exists() or [p.name for p in out.iterdir()] == (["durations.txt"] if case == "full" else [])
+    assert not list(tmp_path.glob(".out.*"))
