@@ -67,3 +67,34 @@ def test_a_mel_saved_with_savez_vocodes(tmp_path, capsys):
     assert cli.main(["vocode", str(tmp_path / "renamed.npy"), "-o", str(tmp_path / "x.wav"), "--iters", "2"]) == 0
     assert sf.info(tmp_path / "x.wav").frames == 19 * 256
     assert json.dumps(capsys.readouterr().err) == '""'
+
+
+@pytest.mark.parametrize("command", ["resynth", "synthesize"])
+def test_ctrl_c_during_long_work_leaves_nothing_under_the_final_name(command, tiny_experiment, speech_wav, tmp_path):
+    """SIGINT in the middle of a long resynth (Griffin-Lim, many iterations on a minute of audio) or
+    a long synthesize (a runaway decode): exit 130, no file under the output's name, no temporary
+    file left beside it."""
+    import signal
+    import subprocess
+    import sys
+    import time
+
+    out = tmp_path / "out" / "x.wav"
+    out.parent.mkdir()
+    if command == "resynth":
+        wav, sr = sf.read(speech_wav)
+        long = tmp_path / "long.wav"
+        sf.write(long, np.tile(wav, int(np.ceil(60 * sr / len(wav)))), sr)
+        argv = ["resynth", str(long), "-o", str(out), "--iters", "3000"]
+    else:
+        argv = ["synthesize", "--checkpoint", str(tiny_experiment / "checkpoint_00000004.pt"), "--out", str(out),
+                "--text", "A sentence that goes on and on. " * 6, "--stop-threshold", "1", "--max-steps", "100000",
+                "--max-frames-per-token", "1000", "inference.split_sentences=false"]
+    process = subprocess.Popen([sys.executable, "-m", "tts.cli", *argv], stdout=subprocess.PIPE,
+                               stderr=subprocess.PIPE, text=True)
+    time.sleep(8)  # loaded, and working
+    assert process.poll() is None, process.communicate()
+    process.send_signal(signal.SIGINT)
+    _, err = process.communicate(timeout=120)
+    assert process.returncode == 130 and "interrupted" in err and "Traceback" not in err, err
+    assert list(out.parent.iterdir()) == []

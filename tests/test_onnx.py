@@ -3,6 +3,7 @@ PyTorch for Tacotron2 with every attention mechanism and for Transformer-TTS, ru
 same decoding loop; a neural vocoder's export; the command line; what is refused."""
 
 import json
+import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -153,3 +154,52 @@ def test_cli_exports_a_checkpoint_and_synthesizes_with_the_onnx_engine(tiny_expe
                                 "--out", str(tmp_path / "x.wav")], capture_output=True, text=True)
     assert bad.returncode == 2 and bad.stderr.startswith("error:") and "is not an ONNX export" in bad.stderr
     assert not (tmp_path / "x.wav").exists()
+
+
+def _damaged(folder: Path, case: str) -> str:
+    """Damage an export as ``case`` says; returns the file the error must name."""
+    manifest = folder / "onnx.json"
+    data = json.loads(manifest.read_text())
+    if case == "manifest not JSON":
+        manifest.write_text("{not json")
+    elif case == "manifest lacks a key":
+        del data["carried"]
+        manifest.write_text(json.dumps(data))
+    elif case == "symbol table five short":
+        data["symbols"]["symbols"] = data["symbols"]["symbols"][:-5]
+        manifest.write_text(json.dumps(data))
+    elif case == "graph swapped":
+        shutil.copy(folder / "encoder.onnx", folder / "step.onnx")
+        return "step.onnx"
+    elif case == "graph truncated":
+        blob = (folder / "postnet.onnx").read_bytes()
+        (folder / "postnet.onnx").write_bytes(blob[: len(blob) // 3])
+        return "postnet.onnx"
+    elif case == "graph missing":
+        (folder / "init.onnx").unlink()
+        return "init.onnx"
+    return "onnx.json"
+
+
+@pytest.mark.parametrize("case, message", [
+    ("manifest not JSON", "is not valid JSON"),
+    ("manifest lacks a key", "lacks 'carried'"),
+    ("symbol table five short", "symbols, but the model reads"),
+    ("graph swapped", "is not the graph the manifest describes"),
+    ("graph truncated", "is not a loadable ONNX graph"),
+    ("graph missing", "is missing: the export is incomplete"),
+])
+def test_a_damaged_export_is_one_error_naming_the_file(case, message, tmp_path, capsys):
+    from tts import cli
+
+    loaded = loaded_model(tacotron2("location_sensitive"))
+    folder = export_onnx(loaded, None, "griffin-lim", tmp_path / "onnx")
+    named = _damaged(folder, case)
+    with pytest.raises(TTSError, match=message) as refused:
+        load_onnx(folder)
+    assert named in str(refused.value)
+    out = tmp_path / "x.wav"
+    assert cli.main(["synthesize", "--engine", "onnx", "--checkpoint", str(folder), "--text", "Hi.",
+                     "--out", str(out)]) == 2
+    lines = capsys.readouterr().err.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith("error: ") and named in lines[0] and not out.exists()

@@ -60,13 +60,29 @@ def test_synthesize_answers_a_wav_and_json_with_the_figure(client):
      "'inference.stop_threshold' must be >= 0 and <= 1, got nan"),
     (b'{"text": "Hi.", "settings": {"max_decoder_steps": 0}}', {"Content-Type": "application/json"}, 422,
      "'inference.max_decoder_steps' must be >= 1"),
-    (b'{"text": "Hi.", "settings": {"vocoder": "x"}}', {"Content-Type": "application/json"}, 400, "settings may change"),
+    (b'{"text": "Hi.", "settings": {"vocoder": "x"}}', {"Content-Type": "application/json"}, 400,
+     "settings must be an object that changes some of"),
+    (b'{"text": "Hi.", "settings": [1]}', {"Content-Type": "application/json"}, 400, "settings must be an object"),
+    (b'{"text": "Hi.", "voice": ["a", "b"]}', {"Content-Type": "application/json"}, 400,
+     "voice must be a name (a string), not list"),
+    (b'{"text": "Hi.", "vocoder": {"x": 1}}', {"Content-Type": "application/json"}, 400,
+     "vocoder must be a name (a string), not dict"),
+    (b'{"text": ["Hi."]}', {"Content-Type": "application/json"}, 400, "give the text to say"),
+    (b'{"text": "Hi.", "settings": {"sentence_pause": 1e15}}', {"Content-Type": "application/json"}, 422,
+     "'inference.sentence_pause' must be >= 0 and <= 10"),
+    (b'{"text": "Hi.", "settings": {"max_decoder_steps": 1000000000}}', {"Content-Type": "application/json"}, 422,
+     "'inference.max_decoder_steps' must be >= 1 and <= 100000"),
+    (b'{"text": "Hi.", "settings": {"attention_window": [1, 1e9]}}', {"Content-Type": "application/json"}, 422,
+     "'inference.attention_window"),
+    (b'{"text": "Hi.", "settings": {"split_sentences": "yes"}}', {"Content-Type": "application/json"}, 422,
+     "'inference.split_sentences' must be bool"),
     (b"text=Hi", {"Content-Type": "application/x-www-form-urlencoded"}, 415, "send JSON"),
 ])
 def test_bad_requests_get_a_4xx_with_one_message_and_the_service_keeps_serving(client, body, headers, status,
                                                                                 message):
     response = client.post("/synthesize", content=body, headers=headers)
     assert response.status_code == status and message in response.json()["error"], response.text
+    assert response.headers["x-content-type-options"] == "nosniff"
     assert client.get("/health").json()["jobs"] == 0
     assert client.post("/synthesize", json={"text": "Hi.", "settings": FAST}).status_code == 200
 
@@ -94,3 +110,22 @@ def test_a_streamed_request_is_a_wav_that_grows_chunk_by_chunk(client):
     assert len(samples) == len(whole) and int(np.abs(samples.astype(int) - whole.astype(int)).max()) < 0.02 * 32767
     assert client.post("/synthesize?stream=1", json={"text": "?!"}).status_code == 400
     assert client.get("/health").json()["jobs"] == 0
+
+
+@pytest.mark.parametrize("body, headers", [
+    ({"text": "Hi.", "voice": "<script>alert(1)</script>"}, {}),
+    ({"text": "Hi.", "vocoder": "<img src=x onerror=alert(1)>"}, {}),
+    ({"text": "Hi.", "<b>": 1}, {}),
+    ({"text": "Hi.", "settings": {"stop_threshold": "<script>"}}, {}),
+])
+def test_no_answer_echoes_client_markup_and_every_answer_says_nosniff(client, body, headers):
+    """A client's text quoted in an error is escaped (\\u003c, valid JSON that no browser runs)."""
+    response = client.post("/synthesize", json=body, headers=headers)
+    assert 400 <= response.status_code < 500
+    assert b"<" not in response.content and b">" not in response.content
+    assert "<" in response.json()["error"]  # the JSON still says what was sent
+    assert response.headers["x-content-type-options"] == "nosniff"
+    for path in ("/", "/health", "/nowhere"):
+        assert client.get(path).headers["x-content-type-options"] == "nosniff"
+    shown = client.post("/synthesize", content=b"<script>", headers={"Content-Type": "text/html<script>"})
+    assert shown.status_code == 415 and b"<script>" not in shown.content

@@ -11,7 +11,7 @@ from concurrent.futures import ThreadPoolExecutor
 
 import pytest
 
-from tts.benchmarks.serve import resident_mb, running_service
+from tts.benchmarks.serve import free_port, resident_mb, running_service
 
 FAST = {"max_frames_per_token": 2}
 
@@ -101,6 +101,18 @@ def test_the_page_speaks_a_typed_sentence_in_headless_chromium(server, tmp_path)
         assert width and width > 100                    # the alignment figure, decoded as an image
         warnings = [li.text for li in driver.find_elements(By.CSS_SELECTOR, "#warnings li")]
         assert any("step limit" in w for w in warnings)  # a barely trained model never stops: the page says so
+        # markup in what a client sends comes back as text: in the warnings, and in an error message
+        markup = '<img src=x onerror="window.pwned=1">'
+        text.clear()
+        text.send_keys(f"A cat {markup} sat.")
+        driver.find_element(By.ID, "speak").click()
+        wait.until(lambda d: "of audio" in d.find_element(By.ID, "status").text)
+        driver.execute_script("const v = document.getElementById('voice'); v.options[0].value = arguments[0];", markup)
+        driver.find_element(By.ID, "speak").click()
+        wait.until(lambda d: "no voice" in d.find_element(By.ID, "status").text)
+        assert markup in driver.find_element(By.ID, "status").text
+        assert driver.execute_script("return window.pwned") is None and not driver.find_elements(By.CSS_SELECTOR,
+                                                                                                   "#status img")
     finally:
         driver.quit()
 
@@ -125,3 +137,98 @@ def test_a_client_that_leaves_mid_stream_frees_its_job_and_the_service_keeps_ser
         time.sleep(0.2)
     assert jobs == 0, "the abandoned stream still holds its job"
     assert post(base, "Still here.")[0] == 200 and process.poll() is None
+
+
+def cpu_seconds(pid: int) -> float:
+    """User + system CPU time a process has used so far."""
+    import os
+
+    fields = open(f"/proc/{pid}/stat").read().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+def settles(base: str, pid: int, seconds: float = 60.0) -> tuple[int, float]:
+    """Wait until /health counts no job; then the CPU seconds the process uses in the next second."""
+    deadline, jobs = time.monotonic() + seconds, -1
+    while time.monotonic() < deadline:
+        jobs = json.loads(urllib.request.urlopen(f"{base}/health", timeout=10).read())["jobs"]
+        if jobs == 0:
+            break
+        time.sleep(0.1)
+    time.sleep(0.5)  # the step that was running when the job was given up
+    before = cpu_seconds(pid)
+    time.sleep(1.0)
+    return jobs, cpu_seconds(pid) - before
+
+
+#: a decode that never stops on its own: about 40,000 steps of the tiny voice
+RUNAWAY = {"text": " ".join(["Sentence number one goes on for a while and then some more."] * 4),
+           "settings": {"stop_threshold": 1.0, "max_decoder_steps": 100000, "max_frames_per_token": 1000,
+                        "split_sentences": False}}
+
+
+@pytest.fixture(scope="module")
+def impatient_server(tiny_experiment):
+    """tts serve with a one-second timeout."""
+    with running_service(["--voice", f"tiny={tiny_experiment / 'checkpoint_00000004.pt'}", "--vocoder", "griffin-lim",
+                          "--timeout", "1"]) as started:
+        yield started
+
+
+def test_a_request_that_times_out_stops_its_decoding(impatient_server):
+    """Its 504 comes after the timeout, and the decoding stops then: /health counts no job and the
+    process goes idle (before, the decode ran on for its ~40,000 steps while /health said 0)."""
+    base, process = impatient_server
+    request = urllib.request.Request(f"{base}/synthesize", data=json.dumps(RUNAWAY).encode(),
+                                     headers={"Content-Type": "application/json"})
+    start = time.monotonic()
+    with pytest.raises(urllib.error.HTTPError) as answer:
+        urllib.request.urlopen(request, timeout=60)
+    assert answer.value.code == 504 and time.monotonic() - start < 10
+    jobs, busy = settles(base, process.pid)
+    assert jobs == 0 and busy < 0.3, f"{jobs} job(s), {busy:.2f} CPU seconds in one idle second"
+    assert post(base, "Still here.")[0] == 200
+
+
+def test_a_streaming_client_that_leaves_during_a_runaway_decode_stops_it(impatient_server):
+    import http.client
+
+    base, process = impatient_server
+    connection = http.client.HTTPConnection(base.removeprefix("http://"), timeout=60)
+    connection.request("POST", "/synthesize?stream=1", body=json.dumps(RUNAWAY),
+                       headers={"Content-Type": "application/json"})
+    response = connection.getresponse()
+    assert response.status == 200 and response.read(44)[:4] == b"RIFF"
+    time.sleep(0.5)
+    assert json.loads(urllib.request.urlopen(f"{base}/health", timeout=10).read())["jobs"] == 1
+    connection.close()                                    # gone while the decoder runs
+    jobs, busy = settles(base, process.pid)
+    assert jobs == 0 and busy < 0.3, f"{jobs} job(s), {busy:.2f} CPU seconds in one idle second"
+
+
+def serve_fails(*options: str) -> tuple[int, list[str]]:
+    import subprocess
+    import sys
+
+    done = subprocess.run([sys.executable, "-m", "tts.cli", "serve", *options], capture_output=True, text=True,
+                          timeout=300)
+    return done.returncode, [line for line in (done.stdout + done.stderr).splitlines() if line.strip()]
+
+
+def test_start_up_failures_are_one_error_line_before_anything_claims_to_serve(tiny_experiment, tmp_path):
+    import socket
+
+    voice = ["--voice", f"tiny={tiny_experiment / 'checkpoint_00000004.pt'}", "--vocoder", "griffin-lim"]
+    with socket.socket() as taken:
+        taken.bind(("127.0.0.1", 0))
+        taken.listen(1)
+        code, lines = serve_fails(*voice, "--port", str(taken.getsockname()[1]))
+    assert code == 2 and len(lines) == 1 and "is in use" in lines[0] and lines[0].startswith("error: "), lines
+    code, lines = serve_fails(*voice, "--port", "70000")
+    assert code == 2 and len(lines) == 1 and "a port from 1 to 65535" in lines[0], lines
+    (tmp_path / "broken.pt").write_bytes(b"not a checkpoint")
+    code, lines = serve_fails("--voice", f"x={tmp_path / 'broken.pt'}", "--vocoder", "griffin-lim",
+                              "--port", str(free_port()))
+    assert code == 2 and len(lines) == 1 and "not a readable checkpoint" in lines[0], lines
+    code, lines = serve_fails(*voice, "--host", "no-such-host.invalid", "--port", str(free_port()))
+    assert code == 2 and len(lines) == 1 and "--host no-such-host.invalid" in lines[0], lines

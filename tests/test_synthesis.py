@@ -472,3 +472,14 @@ def test_the_study_ranks_by_test_wer_and_breaks_ties_by_cer():
             for name, wer, cer in [("tied_worse_cer", 0.5, 0.4), ("unread", 0.2, 0.1), ("tied_better_cer", 0.5, 0.3)]]
     rows.append({"variant": "no_test_yet", "test": {}})
     assert [r["variant"] for r in by_reading(rows)] == ["unread", "tied_better_cer", "tied_worse_cer", "no_test_yet"]
+
+
+@pytest.mark.parametrize("texts, message", [
+    (["Hello there.", 42], "not int 42"),
+    (None, "not NoneType None"),
+    (b"Hello.", "not bytes b'Hello.'"),
+])
+def test_the_python_api_says_what_it_expects(tiny_experiment, texts, message):
+    synth = Synthesizer.from_checkpoint(tiny_experiment / "checkpoint_00000004.pt", changes=FAST)
+    with pytest.raises(TTSError, match=f"give a text or a list of texts \\(str\\), {message}"):
+        synth(texts)

@@ -147,6 +147,13 @@ def test_vocoder_and_acoustic_configs_are_not_interchangeable(tiny_corpus, tmp_p
                               str(tmp_path / "exp")))
     assert "'train.r_schedule' applies to acoustic models only" in line
     assert not (tmp_path / "exp").exists()
+    d = tiny_vocoder_dict()
+    d["vocoder"]["segment_frames"] = 5000
+    cfg.write_text(yaml.safe_dump(d))
+    line = one_error_line(tts("train-vocoder", "--config", str(cfg), "--data", str(tiny_corpus), "--out",
+                              str(tmp_path / "exp")))
+    assert "vocoder.segment_frames=5000 is longer than every utterance of the split (the longest has" in line
+    assert "lower it to at most" in line and not (tmp_path / "exp").exists()
 
 
 # --------------------------------------------------------------------------- training
@@ -477,3 +484,19 @@ def test_the_discriminators_a_config_names(tiny_corpus, tmp_path):
     with pytest.raises(TTSError, match=r"vocoder.discriminators.resolutions.*>= 64"):
         config_from_dict(d, VocoderExperimentConfig)
     assert VocoderExperimentConfig().vocoder.discriminators.multi_scale  # HiFi-GAN's by default
+
+
+@pytest.mark.parametrize("kind", ["hifigan", "vocos"])
+def test_a_long_mel_vocoded_in_chunks_with_progress_is_the_whole_mel_vocoded(kind, capsys):
+    """vocode_long (tts resynth of long inputs) cuts the mel into chunks with the vocoder's
+    context on each side and shows how far it is; the samples are those of one call."""
+    config = config_from_dict({**tiny_vocoder_dict(), "vocoder": {**tiny_vocoder_dict()["vocoder"], "kind": kind}},
+                              VocoderExperimentConfig)
+    torch.manual_seed(0)
+    vocoder = build_vocoder(config.vocoder, config.audio).for_inference()
+    mel = torch.randn(config.audio.n_mels, 300) - 5.0
+    whole = vocoder(mel[None])[0][0]
+    chunked = vocoder.vocode_long(mel, chunk_frames=64, progress=True)
+    assert chunked.shape == whole.shape == ((300 - 1) * config.audio.hop_length,)
+    assert float((chunked - whole).abs().max()) < 1e-4 * max(float(whole.abs().max()), 1e-3)
+    assert "vocode" in capsys.readouterr().err  # the progress bar

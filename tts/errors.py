@@ -29,6 +29,11 @@ class ConfigError(TTSError):
         return ConfigError.for_key(f"{prefix}.{self.key}", self.problem) if prefix and self.key else self
 
 
+class Cancelled(Exception):
+    """Work stopped between two decoder steps because nobody waits for it any more (a request
+    that timed out, a client that left)."""
+
+
 class Stopped(Exception):
     """A command stopped on SIGINT / SIGTERM with nothing to save (what it finished stays
     consistent); the command exits with 128 + signum."""

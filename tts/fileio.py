@@ -57,6 +57,12 @@ def atomic_path(path: str | Path, mode: int = 0o666) -> Iterator[Path]:
         raise
 
 
+def write_text_atomic(path: str | Path, text: str) -> None:
+    """``path`` holds ``text`` whole, or keeps what it held: an interrupted write leaves no half file."""
+    with atomic_path(path) as tmp:
+        tmp.write_text(text, encoding="utf-8")
+
+
 def _umask() -> int:
     """The process's file-creation mask (reading it means setting it; it is put straight back)."""
     mask = os.umask(0o022)

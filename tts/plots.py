@@ -14,6 +14,8 @@ matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
 import numpy as np  # noqa: E402
 
+from tts.fileio import atomic_path  # noqa: E402
+
 
 def alignment_figure(alignment: np.ndarray, mel: np.ndarray | None = None, stop_probs: np.ndarray | None = None,
                      tokens: list[str] | None = None, target_mel: np.ndarray | None = None, title: str = "",
@@ -135,10 +137,13 @@ def scatter_figure(points: dict[str, tuple[float, float]], xlabel: str, ylabel: 
 
 
 def save_figure(fig: plt.Figure, path: str | Path, dpi: int = 100) -> Path:
+    """Write ``fig`` as a PNG at ``path`` (whole, or not at all) and close it."""
     path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fig.savefig(path, dpi=dpi)
-    plt.close(fig)
+    try:
+        with atomic_path(path) as tmp:
+            fig.savefig(tmp, dpi=dpi, format="png")
+    finally:
+        plt.close(fig)
     return path
 
 

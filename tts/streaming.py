@@ -20,6 +20,7 @@ import numpy as np
 import torch
 
 from tts.config import InferenceConfig
+from tts.models.decoding import stop_when
 from tts.synthesis import Synthesizer, last_spoken
 from tts.text import TokenizedText
 
@@ -37,24 +38,34 @@ class Streamer:
         self.first_chunk_frames, self.largest_chunk_frames = first_chunk_frames, largest_chunk_frames
         self.postnet_context = synthesizer.model.postnet_context_frames
 
-    def __call__(self, text: str, settings: InferenceConfig | None = None) -> Iterator[np.ndarray]:
+    def __call__(self, text: str, settings: InferenceConfig | None = None,
+                 cancel: threading.Event | None = None) -> Iterator[np.ndarray]:
+        """The chunks of ``text``. A consumer that stops early (closes the iterator) stops the
+        decoding too, between two decoder steps; so does setting ``cancel`` from another thread
+        (the iterator then raises :class:`~tts.errors.Cancelled`)."""
         synthesizer = self.synthesizer
         settings = settings or synthesizer.settings
         pieces = synthesizer.prepare(text, settings.split_sentences)  # a text with nothing to say fails here
         audio, r = synthesizer.config.audio, synthesizer.model.reduction_factor
         pause_steps = int(round(settings.sentence_pause * audio.sample_rate / audio.hop_length / r))
         silence = np.zeros((pause_steps * r + 1) * audio.hop_length, dtype=np.float32)
-        for k, tokens in enumerate(pieces):
-            if k:
-                yield silence
-            if synthesizer.vocoder.context_frames is None:
-                yield synthesizer.vocode(synthesizer._synthesize([tokens], settings)[0].mel).astype(np.float32)
-            else:
-                yield from self._sentence(tokens, settings)
+        cancel = cancel or threading.Event()
+        try:
+            for k, tokens in enumerate(pieces):
+                if k:
+                    yield silence
+                if synthesizer.vocoder.context_frames is None:
+                    mel = synthesizer._synthesize([tokens], settings, cancel)[0].mel
+                    yield synthesizer.vocode(mel).astype(np.float32)
+                else:
+                    yield from self._sentence(tokens, settings, cancel)
+        finally:
+            cancel.set()  # a decode still running in the background stops at its next step
 
-    def _decode_in_background(self, tokens: TokenizedText, settings: InferenceConfig) -> queue.Queue:
+    def _decode_in_background(self, tokens: TokenizedText, settings: InferenceConfig,
+                              cancel: threading.Event) -> queue.Queue:
         """Start decoding one sentence in a worker thread; its frames ``(r, n_mels)`` arrive in the
-        queue, then the end marker (or the exception that stopped it)."""
+        queue, then the end marker (or the exception that stopped it). Setting ``cancel`` stops it."""
         synthesizer = self.synthesizer
         frames: queue.Queue = queue.Queue()
         ids = torch.tensor([tokens.ids], device=synthesizer.device)
@@ -64,19 +75,19 @@ class Streamer:
             try:
                 with torch.no_grad():
                     synthesizer.model.inference(ids, None, settings, last,
-                                                on_step=lambda step: frames.put(step[0].float().cpu()))
+                                                on_step=stop_when(cancel, lambda step: frames.put(step[0].float().cpu())))
                 frames.put(_END)
-            except Exception as exc:  # noqa: BLE001 - handed to the consumer, who raises it
+            except Exception as exc:  # noqa: BLE001 - handed to the consumer (if still there), who raises it
                 frames.put(exc)
 
         threading.Thread(target=run, daemon=True).start()
         return frames
 
     @torch.no_grad()
-    def _sentence(self, tokens: TokenizedText, settings: InferenceConfig) -> Iterator[np.ndarray]:
-        hop = self.synthesizer.config.audio.hop_length
+    def _sentence(self, tokens: TokenizedText, settings: InferenceConfig,
+                  cancel: threading.Event) -> Iterator[np.ndarray]:
         context_v = self.synthesizer.vocoder.context_frames or 0
-        incoming = self._decode_in_background(tokens, settings)
+        incoming = self._decode_in_background(tokens, settings, cancel)
         before: list[torch.Tensor] = []  # mel frames before the postnet, (n_mels,) each
         emitted, finished, chunk = 0, False, self.first_chunk_frames
         while True:
@@ -91,21 +102,21 @@ class Streamer:
             ready = total if finished else total - self.postnet_context - context_v
             while ready - emitted >= chunk or (finished and emitted < total):
                 end = total if finished and ready - emitted < 2 * chunk else emitted + chunk
-                yield self._chunk(before, emitted, end, total, finished, context_v, hop)
+                yield self._chunk(before, emitted, end, total, finished, context_v)
                 emitted, chunk = end, min(2 * chunk, self.largest_chunk_frames)
             if finished:
                 return
 
-    def _chunk(self, before: list[torch.Tensor], start: int, end: int, total: int, finished: bool, context_v: int,
-               hop: int) -> np.ndarray:
+    def _chunk(self, before: list[torch.Tensor], start: int, end: int, total: int, finished: bool,
+               context_v: int) -> np.ndarray:
         """The samples of mel frames ``[start, end)``: the postnet over the frames it needs, the
         vocoder over the refined frames it needs, and only this chunk's samples kept (the
         utterance's last frame adds none: ``T_wav = (T_mel − 1) · hop``)."""
-        model, vocoder = self.synthesizer.model, self.synthesizer.vocoder
-        lo_v, hi_v = max(0, start - context_v), min(total, end + context_v)
-        lo_p, hi_p = max(0, lo_v - self.postnet_context), min(total, hi_v + self.postnet_context)
+        lo_p = max(0, start - context_v - self.postnet_context)
+        hi_p = min(total, end + context_v + self.postnet_context)
         window = torch.stack(before[lo_p:hi_p], dim=1)[None].to(self.synthesizer.device)  # (1, n_mels, frames)
-        refined = model.refine(window, torch.tensor([window.shape[2]], device=window.device))
-        samples = vocoder(refined[:, :, lo_v - lo_p: hi_v - lo_p].float())[0][0]
-        last = min(end, total - 1) if finished else end
-        return samples[(start - lo_v) * hop: (last - lo_v) * hop].cpu().numpy().astype(np.float32)
+        refined = self.synthesizer.model.refine(window, torch.tensor([window.shape[2]], device=window.device))
+        # the refined frames the vocoder needs start at lo_p; frames past hi_p are not there yet (or ever)
+        samples = self.synthesizer.vocoder.chunk(refined.float(), start - lo_p, end - lo_p,
+                                                 last=finished and hi_p == total)
+        return samples.cpu().numpy().astype(np.float32)

@@ -13,6 +13,7 @@ import dataclasses
 import html
 import json
 import logging
+import threading
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -25,9 +26,10 @@ from tts import checkpoint
 from tts.audio import save_wav
 from tts.config import ExperimentConfig, InferenceConfig, resolve_inference
 from tts.errors import TTSError
-from tts.fileio import writable_folder
+from tts.fileio import atomic_path, writable_folder, write_text_atomic
 from tts.metrics import AttentionReport, Failure, attention_report, most_diagonal_head, speech_steps
 from tts.models import AutoregressiveTTS
+from tts.models.decoding import stop_when
 from tts.models.layers import decoder_steps, padded_ids
 from tts.models.quantize import quantize_int8
 from tts.onnx import OnnxAcousticModel, OnnxExport, load_onnx
@@ -209,32 +211,46 @@ class Synthesizer:
         wav, lengths = vocoder(torch.from_numpy(mel).to(self.device)[None], None)
         return wav[0, : int(lengths[0])].cpu().numpy()
 
-    def __call__(self, texts: str | list[str], settings: InferenceConfig | None = None) -> list[Result]:
-        """Synthesize ``texts`` with this synthesizer's settings (or ``settings``, resolved elsewhere)."""
+    def __call__(self, texts: str | list[str], settings: InferenceConfig | None = None,
+                 cancel: threading.Event | None = None) -> list[Result]:
+        """Synthesize ``texts`` with this synthesizer's settings (or ``settings``, resolved
+        elsewhere). Setting ``cancel`` (from another thread) stops the work between two decoder
+        steps with :class:`~tts.errors.Cancelled`."""
         settings = settings or self.settings
-        if isinstance(texts, str):
-            texts = [texts]
+        texts = [texts] if isinstance(texts, str) else texts
+        if not isinstance(texts, list) or not all(isinstance(t, str) for t in texts):
+            wrong = texts if not isinstance(texts, list) else next(t for t in texts if not isinstance(t, str))
+            raise TTSError(f"give a text or a list of texts (str), not {type(wrong).__name__} {wrong!r:.60}")
         start = time.perf_counter()
         prepared = [self.prepare(t, settings.split_sentences) for t in texts]
-        return self.synthesize_prepared(texts, prepared, settings, frontend_s=time.perf_counter() - start)
+        return self.synthesize_prepared(texts, prepared, settings, frontend_s=time.perf_counter() - start,
+                                        cancel=cancel)
 
     @torch.no_grad()
     def synthesize_prepared(self, texts: list[str], prepared: list[list[TokenizedText]],
-                            settings: InferenceConfig | None = None, frontend_s: float = 0.0) -> list[Result]:
+                            settings: InferenceConfig | None = None, frontend_s: float = 0.0,
+                            cancel: threading.Event | None = None, progress: bool = False) -> list[Result]:
         """Synthesize texts already turned into sentences of tokens by :meth:`prepare` (one list
-        per text); ``frontend_s``: the seconds that took, shared out in the results' timings."""
+        per text); ``frontend_s``: the seconds that took, shared out in the results' timings;
+        ``cancel``: as for :meth:`__call__`; ``progress``: a progress bar over the sentences and
+        the texts when there is more than one batch of them."""
+        from tqdm import tqdm
+
         settings = settings or self.settings
         flat = [(ti, si, tok) for ti, pieces in enumerate(prepared) for si, tok in enumerate(pieces)]
         order = sorted(range(len(flat)), key=lambda k: len(flat[k][2].ids), reverse=True)
         segments: dict[tuple[int, int], Segment] = {}
+        quiet = not progress or len(flat) <= settings.batch_size
         t0 = time.perf_counter()
-        for b in range(0, len(order), settings.batch_size):
-            chunk = [flat[k] for k in order[b:b + settings.batch_size]]
-            for (ti, si, _), segment in zip(chunk, self._synthesize([c[2] for c in chunk], settings)):
-                segments[(ti, si)] = segment
+        with tqdm(total=len(flat), desc="decode", unit="sentence", disable=quiet) as bar:
+            for b in range(0, len(order), settings.batch_size):
+                chunk = [flat[k] for k in order[b:b + settings.batch_size]]
+                for (ti, si, _), segment in zip(chunk, self._synthesize([c[2] for c in chunk], settings, cancel)):
+                    segments[(ti, si)] = segment
+                bar.update(len(chunk))
         acoustic_s = time.perf_counter() - t0
         results = []
-        for ti, text in enumerate(texts):
+        for ti, text in enumerate(tqdm(texts, desc="vocode", unit="text", disable=quiet)):
             segs = [segments[(ti, si)] for si in range(len(prepared[ti]))]
             t1 = time.perf_counter()
             mel, stops, pause_steps = self._join(segs, settings.sentence_pause)
@@ -247,12 +263,14 @@ class Synthesizer:
                                   self.model.reduction_factor, pause_steps, timings))
         return results
 
-    def _synthesize(self, tokens: list[TokenizedText], settings: InferenceConfig) -> list[Segment]:
+    def _synthesize(self, tokens: list[TokenizedText], settings: InferenceConfig,
+                    cancel: threading.Event | None = None) -> list[Segment]:
         """One batch of sentences through the acoustic model. Multi-head models show their most
         diagonal encoder-decoder head as the sentence's alignment."""
         ids, lengths = padded_ids([t.ids for t in tokens])
         last_token = torch.tensor([last_spoken(self.tokenizer.ids_to_symbols(t.ids)) for t in tokens])
-        out = self.model.inference(ids.to(self.device), lengths.to(self.device), settings, last_token.to(self.device))
+        out = self.model.inference(ids.to(self.device), lengths.to(self.device), settings, last_token.to(self.device),
+                                   on_step=stop_when(cancel) if cancel is not None else None)
         r = self.model.reduction_factor
         segments = []
         for i, tok in enumerate(tokens):
@@ -356,7 +374,8 @@ def write_outputs(results: list[Result], out: str | Path, checkpoint_step: int |
         for other, vocode in (compare or {}).items():
             save_wav(folder / f"{name}.{other}.wav", vocode(result.mel), result.sample_rate)
             versions[other] = f"{name}.{other}.wav"
-        np.save(folder / f"{name}.npy", result.mel.astype(np.float32))
+        with atomic_path(folder / f"{name}.npy") as tmp, open(tmp, "wb") as fh:
+            np.save(fh, result.mel.astype(np.float32))
         if plots:
             save_figure(result.figure(checkpoint_step, stop_threshold), folder / f"{name}.png")
         rows.append({"name": name, "wav": str(folder / f"{name}.wav"), "versions": versions, "text": result.text,
@@ -369,7 +388,7 @@ def write_outputs(results: list[Result], out: str | Path, checkpoint_step: int |
     summary = {"checkpoint_step": checkpoint_step, "utterances": rows, "audio_seconds": round(audio, 3),
                "compute_seconds": round(compute, 3), "rtf": round(compute / max(audio, 1e-9), 4),
                "step_limit_hits": sum(Failure.STEP_LIMIT in r.failures for r in results)}
-    (folder / "summary.json").write_text(json.dumps(summary, indent=1))
+    write_text_atomic(folder / "summary.json", json.dumps(summary, indent=1))
     _write_index(folder, rows, plots)
     return summary
 
@@ -385,6 +404,7 @@ def _write_index(folder: Path, rows: list[dict], plots: bool) -> None:
                           for vocoder, wav in row["versions"].items())
         items.append(f"<h3>{row['name']}{flags}</h3><p>{html.escape(row['text'])}</p>"
                      f"{players} {row['seconds']:.2f} s, RTF {row['rtf']:.3f}{image}")
-    (folder / "index.html").write_text("<!doctype html><html><head><meta charset='utf-8'><title>synthesis</title>"
-                                       "</head><body style='font-family:sans-serif;max-width:1200px;margin:2em'>"
-                                       + "".join(items) + "</body></html>")
+    write_text_atomic(folder / "index.html",
+                      "<!doctype html><html><head><meta charset='utf-8'><title>synthesis</title></head>"
+                      "<body style='font-family:sans-serif;max-width:1200px;margin:2em'>" + "".join(items)
+                      + "</body></html>")

@@ -69,7 +69,7 @@ def running_service(options: list[str]) -> Iterator[tuple[str, subprocess.Popen]
             try:
                 urllib.request.urlopen(f"{base}/health", timeout=1)
                 break
-            except (urllib.error.URLError, ConnectionError):
+            except OSError:  # not listening yet (refused), or listening but still loading (timed out)
                 time.sleep(0.2)
         yield base, server
     finally:

@@ -29,6 +29,7 @@ def declare(p: argparse.ArgumentParser) -> None:
     p.add_argument("--out", required=True, help="output folder, or a .wav path for a single text")
     add_inference(p)
     p.add_argument("--no-plots", action="store_true")
+    p.add_argument("--no-progress", action="store_true", help="no progress bar (shown for more than a batch of sentences)")
     add_vocoder(p, several=True)
     p.set_defaults(func=run)
 
@@ -106,7 +107,7 @@ def run(args: argparse.Namespace) -> int:
     compare = {name: vocoding_with(synthesizer, vocoder_for(option, synthesizer.device, synthesizer.config.audio,
                                                             settings.griffin_lim))
                for name, option in zip(names[1:], given[1:])}
-    results = synthesizer.synthesize_prepared(valid, prepared)
+    results = synthesizer.synthesize_prepared(valid, prepared, progress=not args.no_progress)
     summary = write_outputs(results, args.out, synthesizer.step, plots=not args.no_plots,
                             stop_threshold=settings.stop_threshold, compare=compare,
                             vocoder_name=synthesizer.vocoder_name)

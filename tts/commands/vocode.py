@@ -23,6 +23,7 @@ def declare_vocode(p: argparse.ArgumentParser) -> None:
 
 def declare_resynth(p: argparse.ArgumentParser) -> None:
     p.add_argument("input")
+    p.add_argument("--no-progress", action="store_true", help="no progress bar for long inputs")
     _add_vocoder_options(p)
     p.set_defaults(func=run_resynth)
 
@@ -110,6 +111,7 @@ def run_resynth(args: argparse.Namespace) -> None:
         raise TTSError(f"{args.input}: {len(wav)} samples is shorter than one analysis window "
                        f"({audio.win_length} samples at {audio.sample_rate} Hz)")
     mel = MelSpectrogram(audio)(torch.from_numpy(wav))
-    out, lengths = vocoder(mel[None])
-    save_wav(output, out[0].numpy(), audio.sample_rate)
-    print(f"wrote {output}: {mel.shape[-1]} mel frames → {int(lengths[0]) / audio.sample_rate:.2f} s")
+    vocoder.check_mel(mel[None])
+    out = vocoder.vocode_long(mel, progress=not args.no_progress)
+    save_wav(output, out.numpy(), audio.sample_rate)  # whole, under its name, only once it is done
+    print(f"wrote {output}: {mel.shape[-1]} mel frames → {len(out) / audio.sample_rate:.2f} s")

@@ -18,7 +18,12 @@ class GriffinLimConfig:
     momentum: float = bounded(0.99, 0.0, 1.0, high_open=True)
     lookahead: float = bounded(1.1, 0.0, 2.0, high_open=True)
     relaxation: float = bounded(1.25, 0.0, 1.5, low_open=True, high_open=True)
-    power: float = bounded(1.2, 0.0, low_open=True)
+    power: float = bounded(1.2, 0.0, 10.0, low_open=True)
+
+
+#: the most decoder steps any setting may ask for (about 40 minutes of speech at r = 2): a bound, so
+#: that no setting can ask for memory the machine does not have
+MAX_DECODER_STEPS = 100_000
 
 
 @dataclass
@@ -32,7 +37,9 @@ class InferenceConfig:
     steps, and, with ``stop_after_last_token``, until the alignment's peak has reached the last
     spoken token.
     ``attention_window = [back, ahead]`` keeps attention within that many tokens around the
-    previous step's peak, with any mechanism. Synthesis splits each text into sentences (unless
+    previous step's peak, with any mechanism. Every setting is bounded (a pause of at most 10 s, a
+    step limit of at most :data:`MAX_DECODER_STEPS`, ...), so that none asks for unbounded memory.
+    Synthesis splits each text into sentences (unless
     ``split_sentences`` is off: then a text is said in one go), batches ``batch_size`` of them
     and joins the sentences of one text with ``sentence_pause`` seconds of silence. ``vocoder``
     turns the mels into sound: a name of the vocoder catalogue (:mod:`tts.vocoders.catalogue`;
@@ -41,15 +48,15 @@ class InferenceConfig:
     """
 
     stop_threshold: float = bounded(0.5, 0.0, 1.0)
-    max_decoder_steps: int = bounded(2000, 1, 10_000_000)
-    max_frames_per_token: float = bounded(20.0, 0.0, low_open=True)
-    min_frames_per_token: float = bounded(0.0, 0.0)
+    max_decoder_steps: int = bounded(2000, 1, MAX_DECODER_STEPS)
+    max_frames_per_token: float = bounded(20.0, 0.0, 1000.0, low_open=True)
+    min_frames_per_token: float = bounded(0.0, 0.0, 1000.0)
     stop_after_last_token: bool = False
-    attention_window: Optional[list[int]] = field(default=None, metadata={"range": (0, None, False, False),
+    attention_window: Optional[list[int]] = field(default=None, metadata={"range": (0, 10_000, False, False),
                                                                           "length": (2, 0), "order": None})
-    batch_size: int = bounded(8, 1)
+    batch_size: int = bounded(8, 1, 1024)
     split_sentences: bool = True
-    sentence_pause: float = bounded(0.25, 0.0)
+    sentence_pause: float = bounded(0.25, 0.0, 10.0)
     vocoder: str = ""
     griffin_lim: GriffinLimConfig = field(default_factory=GriffinLimConfig)
 

@@ -9,6 +9,7 @@ seed and epoch), so a resumed run replays the same segments.
 
 from __future__ import annotations
 
+import logging
 import random
 from pathlib import Path
 
@@ -22,6 +23,8 @@ from tts.data.corpus import read_split
 from tts.data.dataset import EpochBatchSampler, StopSafeLoader, leave_stop_signals_to_the_trainer
 from tts.data.features import read_manifest
 from tts.errors import TTSError
+
+log = logging.getLogger(__name__)
 
 
 class SegmentDataset(Dataset):
@@ -49,6 +52,25 @@ class SegmentDataset(Dataset):
 
     def __len__(self) -> int:
         return len(self.entries)
+
+    def padding_share(self) -> float:
+        """The share of a segment's frames that are padding, on average over the utterances (0:
+        every utterance is at least ``segment_frames`` long)."""
+        return sum(max(0, self.segment_frames - int(e["n_frames"])) for e in self.entries) / (
+            self.segment_frames * len(self.entries))
+
+    def check_segment_length(self, key: str = "vocoder.segment_frames") -> None:
+        """Refuse a segment longer than every utterance (training on padding), and warn when over a
+        quarter of the frames trained on would be padding, with the numbers."""
+        longest = max(int(e["n_frames"]) for e in self.entries)
+        padding = self.padding_share()
+        if longest < self.segment_frames:
+            raise TTSError(f"{key}={self.segment_frames} is longer than every utterance of the split (the longest "
+                           f"has {longest} frames): {padding:.0%} of what it trains on would be padding; lower it "
+                           f"to at most {longest}")
+        if padding > 0.25:
+            log.warning("%s=%d: %.0f%% of the frames trained on are padding (utterances shorter than a segment); "
+                        "a shorter segment trains on more speech", key, self.segment_frames, 100 * padding)
 
     def utterance_id(self, index: int) -> str:
         return self.entries[index]["id"]

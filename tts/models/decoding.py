@@ -17,6 +17,7 @@ tensors (:class:`TensorState`): ``tensors()`` lists them and the model's
 
 from __future__ import annotations
 
+import threading
 from dataclasses import dataclass
 from typing import Any, Callable, Protocol
 
@@ -24,12 +25,24 @@ import torch
 from torch import nn
 
 from tts.config import AudioConfig, InferenceConfig
-from tts.errors import TTSError
+from tts.errors import Cancelled, TTSError
 from tts.models.layers import Postnet, sequence_mask
 from tts.models.outputs import InferenceOutput, ModelOutput
 
 #: what :func:`decode` hands a listener after each step: the step's frames ``(B, r, n_mels)``
 StepCallback = Callable[[torch.Tensor], None]
+
+
+def stop_when(cancel: threading.Event, then: StepCallback | None = None) -> StepCallback:
+    """An ``on_step`` that ends the decoding loop between two steps, raising :class:`Cancelled`,
+    once ``cancel`` is set (and otherwise hands the step's frames to ``then``)."""
+    def check(frames: torch.Tensor) -> None:
+        if cancel.is_set():
+            raise Cancelled("nobody waits for this synthesis any more")
+        if then is not None:
+            then(frames)
+
+    return check
 
 
 @dataclass

@@ -39,12 +39,21 @@ def _session(path: Path, threads: int) -> Any:
 
 
 class _Graph:
-    """One session, fed by name with only the inputs its graph declares."""
+    """One session, fed by name with only the inputs its graph declares. Its inputs must be among
+    ``inputs`` (the exporter drops unused ones) and its outputs exactly ``outputs``: a graph copied
+    over another part of the export, or exported for other state, is refused naming the file."""
 
-    def __init__(self, path: Path, threads: int):
+    def __init__(self, path: Path, threads: int, inputs: list[str], outputs: list[str]):
+        if not path.is_file():
+            raise TTSError(f"{path} is missing: the export is incomplete, write it again with "
+                           f"'tts export CKPT --format onnx'")
         self.session = _session(path, threads)
         self.inputs = [i.name for i in self.session.get_inputs()]
         self.outputs = [o.name for o in self.session.get_outputs()]
+        if set(self.inputs) - set(inputs) or self.outputs != outputs:
+            raise TTSError(f"{path} is not the graph the manifest describes (inputs {', '.join(self.inputs)}; "
+                           f"outputs {', '.join(self.outputs)}; expected outputs {', '.join(outputs)}): "
+                           f"a file of another part or another export; export again")
 
     def __call__(self, **tensors: torch.Tensor) -> dict[str, torch.Tensor]:
         feed = {name: tensors[name].detach().cpu().numpy() for name in self.inputs}
@@ -63,15 +72,22 @@ class OnnxState:
 class OnnxAcousticModel:
     """An exported acoustic model (:class:`~tts.models.decoding.Decodable`); runs on the CPU."""
 
-    def __init__(self, folder: Path, manifest: dict[str, Any], threads: int):
-        spec = manifest["model"]
-        self.n_symbols, self.n_mels, self.r = int(spec["n_symbols"]), int(spec["n_mels"]), int(spec["reduction_factor"])
-        self.go_value, self.mel_pad_value = float(spec["go_value"]), float(spec["mel_pad_value"])
-        self.postnet_context_frames = int(spec["postnet_context_frames"])
-        self.attention_name = str(spec["attention"])
-        self.carried, self.heads = list(manifest["carried"]), bool(manifest["heads"])
-        self.encoder, self.init, self.decoder_step, self.postnet = (
-            _Graph(folder / f"{name}.onnx", threads) for name in ("encoder", "init", "step", "postnet"))
+    def __init__(self, folder: Path, manifest: Manifest, threads: int):
+        self.n_symbols, self.n_mels = manifest.integer("model", "n_symbols"), manifest.integer("model", "n_mels")
+        self.r = manifest.integer("model", "reduction_factor")
+        self.go_value, self.mel_pad_value = manifest.number("model", "go_value"), manifest.number("model", "mel_pad_value")
+        self.postnet_context_frames = manifest.integer("model", "postnet_context_frames")
+        self.attention_name = str(manifest.get("model", "attention"))
+        state, self.carried = manifest.names("state"), manifest.names("carried")
+        self.heads = bool(manifest.get("heads"))
+        if set(self.carried) - set(state):
+            raise TTSError(f"{manifest.path}: 'carried' names state the 'state' list lacks: export again")
+        attended = ["alignment", "heads"] if self.heads else ["alignment"]
+        self.encoder = _Graph(folder / "encoder.onnx", threads, ["ids", "lengths"], ["memory"])
+        self.init = _Graph(folder / "init.onnx", threads, ["memory", "lengths"], state)
+        self.decoder_step = _Graph(folder / "step.onnx", threads, ["frame", "window", *state],
+                                   ["frames", "stop_prob", *attended, *(NEXT + name for name in self.carried)])
+        self.postnet = _Graph(folder / "postnet.onnx", threads, ["mel_before", "mel_lengths"], ["mel"])
 
     @property
     def reduction_factor(self) -> int:
@@ -107,7 +123,7 @@ class OnnxVocoder(Vocoder):
 
     def __init__(self, path: Path, audio: AudioConfig, context_frames: int | None, threads: int):
         super().__init__(audio)
-        self.graph, self._context = _Graph(path, threads), context_frames
+        self.graph, self._context = _Graph(path, threads, ["mel"], ["waveform"]), context_frames
 
     @property
     def context_frames(self) -> int | None:
@@ -146,19 +162,72 @@ def load_onnx(folder: str | Path, threads: int | None = None) -> OnnxExport:
         import onnxruntime  # noqa: F401
     except ImportError:
         raise TTSError("onnxruntime is not installed: pip install onnxruntime (or the project's '.[onnx]' extra)") from None
-    manifest = json.loads(path.read_text())
+    manifest = Manifest.read(path)
     if manifest.get("format") != FORMAT or manifest.get("version") != VERSION:
         raise TTSError(f"{path} is not a {FORMAT} manifest of version {VERSION}: export the checkpoint again")
     try:
-        config = config_from_dict(manifest["config"])
-    except ConfigError as exc:
-        raise TTSError(f"{path}: {exc}") from None
+        config = config_from_dict(manifest.get("config"))
+        inventory = SymbolInventory.from_dict(manifest.get("symbols"))
+    except (ConfigError, TypeError, ValueError, KeyError) as exc:
+        raise TTSError(f"{path}: its config or symbols do not load ({exc}): export again") from None
     threads = threads or torch.get_num_threads()
     model = OnnxAcousticModel(folder, manifest, threads)
-    spec = manifest["vocoder"]
-    vocoder = None
+    if len(inventory) != model.n_symbols:
+        raise TTSError(f"{path}: {len(inventory)} symbols, but the model reads {model.n_symbols}: the symbol table "
+                       f"does not belong to these graphs (ids would be shifted); export again")
+    spec = manifest.get("vocoder")
+    vocoder, vocoder_name = None, None
     if spec is not None:
-        audio = config_from_dict({"audio": spec["audio"]}).audio
-        vocoder = OnnxVocoder(folder / "vocoder.onnx", audio, spec["context_frames"], threads)
-    return OnnxExport(model, config, SymbolInventory.from_dict(manifest["symbols"]), int(manifest["step"]), folder,
-                      spec["name"] if spec else None, vocoder)
+        try:
+            audio = config_from_dict({"audio": manifest.get("vocoder", "audio")}).audio
+        except ConfigError as exc:
+            raise TTSError(f"{path}: the vocoder's audio settings do not load ({exc}): export again") from None
+        context = manifest.get("vocoder", "context_frames")
+        vocoder_name = str(manifest.get("vocoder", "name"))
+        vocoder = OnnxVocoder(folder / "vocoder.onnx", audio, None if context is None else int(context), threads)
+    return OnnxExport(model, config, inventory, manifest.integer("step"), folder, vocoder_name, vocoder)
+
+
+@dataclass
+class Manifest:
+    """An export's ``manifest.json``, read field by field: a file that is not JSON, or lacks a
+    field or holds one of the wrong type, is one error naming the file and the field."""
+
+    path: Path
+    data: dict[str, Any]
+
+    @classmethod
+    def read(cls, path: Path) -> "Manifest":
+        try:
+            data = json.loads(path.read_text(encoding="utf-8"))
+        except (json.JSONDecodeError, UnicodeDecodeError) as exc:
+            raise TTSError(f"{path} is not valid JSON ({exc}): export the checkpoint again") from None
+        if not isinstance(data, dict):
+            raise TTSError(f"{path} holds no JSON object: export the checkpoint again")
+        return cls(path, data)
+
+    def get(self, *keys: str) -> Any:
+        value: Any = self.data
+        for depth, key in enumerate(keys):
+            if not isinstance(value, dict) or key not in value:
+                raise TTSError(f"{self.path} lacks '{'.'.join(keys[:depth + 1])}': export the checkpoint again")
+            value = value[key]
+        return value
+
+    def integer(self, *keys: str) -> int:
+        value = self.get(*keys)
+        if isinstance(value, bool) or not isinstance(value, int):
+            raise TTSError(f"{self.path}: '{'.'.join(keys)}' must be an integer, not {value!r}: export again")
+        return value
+
+    def number(self, *keys: str) -> float:
+        value = self.get(*keys)
+        if isinstance(value, bool) or not isinstance(value, (int, float)):
+            raise TTSError(f"{self.path}: '{'.'.join(keys)}' must be a number, not {value!r}: export again")
+        return float(value)
+
+    def names(self, *keys: str) -> list[str]:
+        value = self.get(*keys)
+        if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
+            raise TTSError(f"{self.path}: '{'.'.join(keys)}' must be a list of names: export again")
+        return value

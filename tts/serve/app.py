@@ -8,6 +8,12 @@ synthesized as one batch in a worker thread, so the event loop keeps answering. 
 answers: a text over ``max_chars`` (413), a body over ``max_body_bytes`` (413), more than
 ``max_jobs`` requests waiting or running (503), a synthesis over ``timeout`` seconds (504). Bad
 requests get a 4xx with ``{"error": "..."}`` and the service keeps serving.
+
+Work nobody waits for stops: a request that times out or whose client leaves gives up its job,
+and a batch whose jobs have all been given up stops between two decoder steps (so does a stream
+whose client leaves); ``/health`` counts the jobs whose work has not ended. JSON answers escape
+``<``, ``>`` and ``&`` and, like every answer, carry ``X-Content-Type-Options: nosniff``, so text a
+client sent can never run as a page's script.
 """
 
 from __future__ import annotations
@@ -17,22 +23,41 @@ import base64
 import io
 import json
 import math
+import threading
+import time
 from dataclasses import dataclass, field
-from typing import Any, Iterator
+from typing import Any, AsyncIterator, Awaitable, Callable
 
 import numpy as np
 import soundfile as sf
 from starlette.applications import Starlette
+from starlette.datastructures import MutableHeaders
+from starlette.middleware import Middleware
 from starlette.requests import Request
 from starlette.responses import HTMLResponse, JSONResponse, Response, StreamingResponse
 from starlette.routing import Route
+from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from tts.config import InferenceConfig, resolve_inference
-from tts.errors import TTSError
+from tts.errors import Cancelled, TTSError
 from tts.plots import figure_to_png
 from tts.serve.page import PAGE
 from tts.streaming import Streamer
 from tts.synthesis import Result, Synthesizer
+
+#: seconds between two looks at whether a waiting request's client is still there
+DISCONNECT_POLL = 0.25
+class SafeJSONResponse(JSONResponse):
+    """JSON with ``<``, ``>`` and ``&`` escaped (``\\u003c`` ...), as valid JSON as before but inert as
+    HTML, and ``nosniff``: a client's text quoted in an answer can never be run by a browser."""
+
+    def __init__(self, content: Any, status_code: int = 200):
+        super().__init__(content, status_code=status_code)
+
+    def render(self, content: Any) -> bytes:
+        text = json.dumps(content, ensure_ascii=False, allow_nan=False, separators=(",", ":"))
+        return text.replace("<", "\\u003c").replace(">", "\\u003e").replace("&", "\\u0026").encode("utf-8")
+
 
 #: per-request settings a client may change (the rest of a voice's inference settings stay its own)
 REQUEST_SETTINGS = ("stop_threshold", "max_decoder_steps", "max_frames_per_token", "attention_window",
@@ -60,41 +85,64 @@ class RequestError(Exception):
 
 @dataclass
 class Job:
+    """One request's text, the future its answer comes in, and whether its request gave it up."""
+
     text: str
     done: asyncio.Future
+    given_up: bool = False
+    batch: list["Job"] = field(default_factory=list)
+    cancel: threading.Event | None = None
+
+    def give_up(self) -> None:
+        """Nobody waits for this job any more; the last job of a running batch to be given up stops it."""
+        self.given_up = True
+        if self.cancel is not None and all(job.given_up for job in self.batch):
+            self.cancel.set()
 
 
 @dataclass
 class Batcher:
     """Collects the jobs of one (voice, vocoder, settings) that arrive together and synthesizes
-    them as one batch in a worker thread."""
+    them as one batch in a worker thread; ``finished(n)`` hears when n jobs' work has ended."""
 
     synthesizer: Synthesizer
     settings: InferenceConfig
     window: float
+    finished: Callable[[int], None]
     pending: list[Job] = field(default_factory=list)
     flushing: bool = False
 
-    def submit(self, text: str) -> asyncio.Future:
+    def submit(self, text: str) -> Job:
         job = Job(text, asyncio.get_running_loop().create_future())
         self.pending.append(job)
         if not self.flushing:
             self.flushing = True
             asyncio.get_running_loop().create_task(self._flush())
-        return job.done
+        return job
 
     async def _flush(self) -> None:
         await asyncio.sleep(self.window)
         jobs, self.pending, self.flushing = self.pending, [], False
+        live = [job for job in jobs if not job.given_up]
+        self.finished(len(jobs) - len(live))
+        if not live:
+            return
+        cancel = threading.Event()
+        for job in live:
+            job.batch, job.cancel = live, cancel
         try:
-            results = await asyncio.to_thread(self.synthesizer, [job.text for job in jobs], self.settings)
+            results = await asyncio.to_thread(self.synthesizer, [job.text for job in live], self.settings, cancel)
+        except Cancelled:
+            return  # every request of the batch had gone
         except Exception as exc:  # noqa: BLE001 - every waiting request hears of it
-            for job in jobs:
-                if not job.done.done():
+            for job in live:
+                if not job.given_up and not job.done.done():
                     job.done.set_exception(exc)
             return
-        for job, result in zip(jobs, results):
-            if not job.done.done():
+        finally:
+            self.finished(len(live))
+        for job, result in zip(live, results):
+            if not job.given_up and not job.done.done():
                 job.done.set_result(result)
 
 
@@ -133,6 +181,9 @@ class Service:
         if len(text) > self.limits.max_chars:
             raise RequestError(413, f"the text has {len(text)} characters; this service says at most "
                                     f"{self.limits.max_chars} per request")
+        for name in ("voice", "vocoder"):
+            if request.get(name) is not None and not isinstance(request[name], str):
+                raise RequestError(400, f"{name} must be a name (a string), not {type(request[name]).__name__}")
         voice = request.get("voice") or self.default_voice
         if voice not in self.voices:
             raise RequestError(404, f"no voice {voice!r} (voices: {', '.join(self.voices)})")
@@ -143,7 +194,7 @@ class Service:
         synthesizer = vocoders[vocoder]
         changes = request.get("settings") or {}
         if not isinstance(changes, dict) or set(changes) - set(REQUEST_SETTINGS):
-            raise RequestError(400, f"settings may change {', '.join(REQUEST_SETTINGS)}")
+            raise RequestError(400, f"settings must be an object that changes some of {', '.join(REQUEST_SETTINGS)}")
         try:
             settings = resolve_inference(synthesizer.settings, changes)
         except TTSError as exc:
@@ -159,35 +210,52 @@ class Service:
         except TTSError as exc:
             raise RequestError(400, str(exc)) from None
 
+    def _finished(self, n: int) -> None:
+        self.jobs -= n
+
     def stream(self, text: str, synthesizer: Synthesizer, settings: InferenceConfig) -> StreamingResponse:
         """A WAV streamed chunk by chunk (:class:`~tts.streaming.Streamer`); a client that goes
-        away stops it at the next chunk."""
+        away stops the decoding at its next step."""
         self._admit(text, synthesizer)
 
-        def chunks() -> Iterator[bytes]:
+        async def chunks() -> AsyncIterator[bytes]:
+            cancel = threading.Event()
+            pieces = Streamer(synthesizer)(text, settings, cancel)
             self.jobs += 1  # counted while it runs: a stream never started holds no place
             try:
                 yield streaming_wav_header(synthesizer.config.audio.sample_rate)
-                for samples in Streamer(synthesizer)(text, settings):
+                while (samples := await asyncio.to_thread(next, pieces, None)) is not None:
                     yield pcm16(samples)
             finally:
+                cancel.set()
                 self.jobs -= 1
 
         return StreamingResponse(chunks(), media_type="audio/wav")
 
     async def synthesize(self, text: str, synthesizer: Synthesizer, settings: InferenceConfig,
-                         key: tuple[str, str, str]) -> Result:
+                         key: tuple[str, str, str], disconnected: Callable[[], Awaitable[bool]]) -> Result:
+        """The request's result, or a :class:`RequestError`; its job is given up when the request
+        times out or ``disconnected()`` says the client left."""
         self._admit(text, synthesizer)
-        self.jobs += 1
+        self.jobs += 1  # given back by the batcher when the job's work ends
+        batcher = self.batchers.setdefault(key, Batcher(synthesizer, settings, self.limits.batch_window,
+                                                        self._finished))
+        job = batcher.submit(text)
+        deadline = time.monotonic() + self.limits.timeout
         try:
-            batcher = self.batchers.setdefault(key, Batcher(synthesizer, settings, self.limits.batch_window))
-            return await asyncio.wait_for(asyncio.shield(batcher.submit(text)), self.limits.timeout)
+            while not job.done.done():
+                left = deadline - time.monotonic()
+                if left <= 0:
+                    raise RequestError(504, f"synthesis took over {self.limits.timeout:g} s; send a shorter text")
+                await asyncio.wait({job.done}, timeout=min(left, DISCONNECT_POLL))
+                if not job.done.done() and await disconnected():
+                    raise RequestError(499, "the client left")
+            return job.done.result()
         except TTSError as exc:
             raise RequestError(400, str(exc)) from None
-        except asyncio.TimeoutError:
-            raise RequestError(504, f"synthesis took over {self.limits.timeout:g} s; send a shorter text") from None
-        finally:
-            self.jobs -= 1
+        except RequestError:
+            job.give_up()
+            raise
 
 
 def streaming_wav_header(sample_rate: int) -> bytes:
@@ -223,7 +291,7 @@ def create_app(service: Service) -> Starlette:
         return HTMLResponse(PAGE)
 
     async def health(request: Request) -> JSONResponse:
-        return JSONResponse(service.describe())
+        return SafeJSONResponse(service.describe())
 
     async def synthesize(request: Request) -> Response:
         try:
@@ -239,18 +307,36 @@ def create_app(service: Service) -> Starlette:
             synthesizer = service.voices[voice][vocoder]
             if request.query_params.get("stream") == "1":
                 return service.stream(text, synthesizer, settings)
-            result = await service.synthesize(text, synthesizer, settings, (voice, vocoder, repr(settings)))
+            result = await service.synthesize(text, synthesizer, settings, (voice, vocoder, repr(settings)),
+                                              request.is_disconnected)
         except RequestError as exc:
-            return JSONResponse({"error": exc.message}, status_code=exc.status)
+            return SafeJSONResponse({"error": exc.message}, status_code=exc.status)
         warnings = warnings_of(result)
         if request.query_params.get("format") == "json":
             figure = figure_to_png(result.figure(synthesizer.step, settings.stop_threshold))
-            return JSONResponse({"audio": base64.b64encode(wav_bytes(result)).decode(), "sample_rate": result.sample_rate,
-                                 "seconds": round(result.duration, 3), "figure": base64.b64encode(figure).decode(),
-                                 "warnings": warnings, "voice": voice, "vocoder": vocoder,
-                                 "timings": {k: round(v, 4) for k, v in result.timings.items()}})
+            return SafeJSONResponse({"audio": base64.b64encode(wav_bytes(result)).decode(),
+                                     "sample_rate": result.sample_rate, "seconds": round(result.duration, 3),
+                                     "figure": base64.b64encode(figure).decode(), "warnings": warnings,
+                                     "voice": voice, "vocoder": vocoder,
+                                     "timings": {k: round(v, 4) for k, v in result.timings.items()}})
         headers = {"X-TTS-Seconds": f"{result.duration:.3f}", "X-TTS-Warnings": str(len(warnings))}
         return Response(wav_bytes(result), media_type="audio/wav", headers=headers)
 
     return Starlette(routes=[Route("/", page), Route("/health", health),
-                             Route("/synthesize", synthesize, methods=["POST"])])
+                             Route("/synthesize", synthesize, methods=["POST"])], middleware=[Middleware(NoSniff)])
+
+
+class NoSniff:
+    """ASGI middleware: every answer (the service's own, Starlette's 404 and 405 too) carries
+    ``X-Content-Type-Options: nosniff``, so a browser takes it for what it says it is."""
+
+    def __init__(self, app: ASGIApp):
+        self.app = app
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        async def send_marked(message: Message) -> None:
+            if message["type"] == "http.response.start":
+                MutableHeaders(scope=message).append("X-Content-Type-Options", "nosniff")
+            await send(message)
+
+        await self.app(scope, receive, send_marked)

@@ -345,7 +345,8 @@ class Trainer(TrainingRun[ExperimentConfig]):
             self._truth = TrueIntervals(self.data_root, self.config.audio, self.tokenizer.ids_to_symbols)
         metrics, examples = teacher_forced_metrics(self.model, self.criterion, loader, self.state.step, self.device,
                                                    self._autocast, self.config.train.n_val_audio,
-                                                   self.tokenizer.ids_to_symbols, self._truth)
+                                                   self.tokenizer.ids_to_symbols,
+                                                   self._truth if self._truth.available else None)
         if self.is_main:
             self._record_validation(metrics, metrics["loss"])
             assert self.renderer is not None, "the main process renders"

@@ -73,6 +73,7 @@ class VocoderTrainer(TrainingRun[VocoderExperimentConfig]):
             cache, made_with = find_mel_cache(self.data_root, config.audio)
         limit = v.train_utterances or None
         self.train_set = SegmentDataset(cache, self.data_root, "train", made_with, v.segment_frames, mel_dir, limit)
+        self.train_set.check_segment_length()
         self.val_set = SegmentDataset(cache, self.data_root, "val", made_with, v.segment_frames, mel_dir,
                                       limit=v.n_val_utterances)
         if v.teacher:

@@ -59,6 +59,33 @@ class Vocoder(nn.Module):
     def frames_to_samples(self, frames: torch.Tensor) -> torch.Tensor:
         return (frames - 1).clamp(min=0) * self.audio.hop_length
 
+    def chunk(self, mel: torch.Tensor, start: int, end: int, last: bool = True) -> torch.Tensor:
+        """The samples of frames ``[start, end)`` of one utterance's mel ``(1, n_mels, T_mel)`` (all
+        the frames there are so far), vocoded with the :attr:`context_frames` either side they need:
+        the same samples, up to rounding, as vocoding the whole mel. The utterance's last frame adds
+        none (``T_wav = (T_mel − 1) · hop``) when ``last`` says the mel is complete."""
+        total, context, hop = mel.shape[2], self.context_frames or 0, self.audio.hop_length
+        lo, hi = max(0, start - context), min(total, end + context)
+        samples = self(mel[:, :, lo:hi])[0][0]
+        stop = min(end, total - 1) if last else end
+        return samples[(start - lo) * hop: (stop - lo) * hop]
+
+    @torch.no_grad()
+    def vocode_long(self, mel: torch.Tensor, chunk_frames: int = 2048, progress: bool = False) -> torch.Tensor:
+        """One utterance's mel ``(n_mels, T_mel)`` → waveform ``(T_wav,)`` in chunks of
+        ``chunk_frames`` (:meth:`chunk`; a progress bar with ``progress``), so that a long input says
+        how far it is; a vocoder without bounded context (Griffin-Lim) runs in one call."""
+        from tqdm import tqdm
+
+        mel = mel[None]
+        total = mel.shape[2]
+        if self.context_frames is None or total <= chunk_frames:
+            return self(mel)[0][0]
+        starts = range(0, total, chunk_frames)
+        pieces = [self.chunk(mel, start, min(start + chunk_frames, total))
+                  for start in tqdm(starts, desc="vocode", unit="chunk", disable=not progress)]
+        return torch.cat(pieces)
+
 
 class NeuralVocoder(Vocoder):
     """A trainable generator: :meth:`generate` is the raw network, log-mel ``(B, n_mels, T_mel)`` →
