@@ -83,6 +83,21 @@ def tiny_experiment(tiny_corpus, tmp_path_factory) -> Path:
     return exp
 
 
+def random_batch(r: int = 2, seed: int = 0):
+    """Three random items (9, 6 and 3 tokens; 20, 13 and 7 frames, padded to a multiple of r)."""
+    import torch
+
+    from tts.data import Batch
+
+    g = torch.Generator().manual_seed(seed)
+    lengths, frames = torch.tensor([9, 6, 3]), torch.tensor([20, 13, 7])
+    ids = torch.randint(3, 100, (3, 9), generator=g) * (torch.arange(9)[None] < lengths[:, None])
+    t_mel = 20 + (-20) % r
+    mels = torch.randn(3, 80, t_mel, generator=g)
+    stop = (torch.arange(t_mel)[None] >= frames[:, None] - 1).float()
+    return Batch(ids, lengths, mels, frames, stop, ["a", "b", "c"])
+
+
 def overfit(model, batch, loss_config, steps: int, lr: float) -> dict:
     """Train ``model`` on one batch for ``steps`` Adam steps (clip 1.0); returns the last loss terms
     and the first mel loss."""

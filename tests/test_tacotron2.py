@@ -2,10 +2,10 @@ import math
 
 import pytest
 import torch
-from conftest import overfit, tiny_config_dict
+from conftest import overfit, random_batch, tiny_config_dict
 
 from tts.config import InferenceConfig, Tacotron2Config, config_from_dict
-from tts.data import Batch, FeatureDataset, feature_dir
+from tts.data import FeatureDataset, feature_dir
 from tts.errors import TTSError
 from tts.metrics import attention_report
 from tts.models import Tacotron2, build_model
@@ -21,14 +21,6 @@ def small_config(**overrides) -> Tacotron2Config:
     return cfg
 
 
-def random_batch(r=2, seed=0):
-    g = torch.Generator().manual_seed(seed)
-    lengths, frames = torch.tensor([9, 6, 3]), torch.tensor([20, 13, 7])
-    ids = torch.randint(3, 100, (3, 9), generator=g) * (torch.arange(9)[None] < lengths[:, None])
-    t_mel = 20 + (-20) % r
-    mels = torch.randn(3, 80, t_mel, generator=g)
-    stop = (torch.arange(t_mel)[None] >= frames[:, None] - 1).float()
-    return Batch(ids, lengths, mels, frames, stop, ["a", "b", "c"])
 
 
 @pytest.mark.parametrize("r", [1, 2, 3])

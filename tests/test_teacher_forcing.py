@@ -5,21 +5,11 @@ under a causal mask) must compute it, in value and gradient, for every attention
 
 import pytest
 import torch
-from conftest import tiny_config_dict
+from conftest import random_batch, tiny_config_dict
 
 from tts.config import PostnetConfig, TransformerTTSConfig, attention_config, config_from_dict
-from tts.data import Batch
 from tts.models import Tacotron2, TransformerTTS, recurrent
 from tts.models.attention import available
-
-
-def batch(r: int = 2) -> Batch:
-    g = torch.Generator().manual_seed(0)
-    lengths, frames = torch.tensor([9, 6, 3]), torch.tensor([20, 13, 7])
-    ids = torch.randint(3, 100, (3, 9), generator=g) * (torch.arange(9)[None] < lengths[:, None])
-    mels = torch.randn(3, 80, 20, generator=g)
-    stop = (torch.arange(20)[None] >= frames[:, None] - 1).float()
-    return Batch(ids, lengths, mels, frames, stop, ["a", "b", "c"])
 
 
 def tacotron2(kind: str) -> Tacotron2:
@@ -41,7 +31,7 @@ def values_and_gradients(model, run) -> list[torch.Tensor]:
     """The outputs of ``run`` (a teacher-forced pass) and the gradient of every parameter of a
     loss that reads all of them."""
     model.zero_grad()
-    out = run(batch())
+    out = run(random_batch())
     weights = torch.arange(out.alignments.shape[-1], dtype=torch.float32)
     loss = (out.mel_before ** 2).mean() + (out.mel_after ** 2).mean() + out.stop_logits.sum() \
         + (out.alignments * weights).sum()

@@ -1,10 +1,10 @@
 import numpy as np
 import pytest
 import torch
-from conftest import overfit, tiny_config_dict
+from conftest import overfit, random_batch, tiny_config_dict
 
 from tts.config import InferenceConfig, PostnetConfig, TransformerTTSConfig, config_from_dict
-from tts.data import Batch, FeatureDataset, feature_dir
+from tts.data import FeatureDataset, feature_dir
 from tts.errors import TTSError
 from tts.metrics import attention_report
 from tts.models import TransformerTTS, build_model
@@ -22,13 +22,6 @@ def small(**overrides) -> TransformerTTSConfig:
     return c
 
 
-def random_batch(r=2):
-    g = torch.Generator().manual_seed(0)
-    lengths, frames = torch.tensor([9, 6, 3]), torch.tensor([20, 13, 7])
-    ids = torch.randint(3, 100, (3, 9), generator=g) * (torch.arange(9)[None] < lengths[:, None])
-    mels = torch.randn(3, 80, 20, generator=g)
-    stop = (torch.arange(20)[None] >= frames[:, None] - 1).float()
-    return Batch(ids, lengths, mels, frames, stop, ["a", "b", "c"])
 
 
 def test_shapes_and_heads():
