@@ -5,7 +5,9 @@ only the chosen benchmark's module is imported."""
 from __future__ import annotations
 
 import argparse
+import importlib
 import json
+from typing import Callable
 
 from tts.commands.options import add_checkpoint, add_device, add_threads, add_vocoder, positive_float, positive_int
 from tts.commands.table import Command, Group
@@ -20,6 +22,17 @@ def run(args: argparse.Namespace) -> None:
     print(json.dumps(args.bench(args), indent=2))
 
 
+def calling(target: str, *names: str, **keywords: str) -> Callable[[argparse.Namespace], dict]:
+    """A benchmark's run: ``"module:function"`` (imported when it runs) called with the parsed
+    arguments ``names`` in order and ``keywords`` (parameter → argument name)."""
+    def bench(args: argparse.Namespace) -> dict:
+        module, _, function = target.partition(":")
+        measure = getattr(importlib.import_module(module), function)
+        return measure(*(getattr(args, n) for n in names), **{k: getattr(args, v) for k, v in keywords.items()})
+
+    return bench
+
+
 def _clip_options(p: argparse.ArgumentParser, iterations_help: str) -> None:
     """The options of a benchmark on a speech clip: its length, Griffin-Lim's iterations, the clip, threads, device."""
     p.add_argument("--seconds", type=positive_float, default=10.0, help="clip length")
@@ -32,21 +45,15 @@ def _clip_options(p: argparse.ArgumentParser, iterations_help: str) -> None:
 def griffin_lim(p: argparse.ArgumentParser) -> None:
     _clip_options(p, "our iterations")
 
-    def bench(a: argparse.Namespace) -> dict:
-        from tts.benchmarks.griffin_lim import bench_griffin_lim
-
-        return bench_griffin_lim(a.seconds, a.iters, a.threads, a.device, a.wav)
-    p.set_defaults(bench=bench)
+    p.set_defaults(bench=calling("tts.benchmarks.griffin_lim:bench_griffin_lim", "seconds", "iters", "threads",
+                                 "device", "wav"))
 
 
 def vocoder(p: argparse.ArgumentParser) -> None:
     _clip_options(p, "Griffin-Lim iterations")
 
-    def bench(a: argparse.Namespace) -> dict:
-        from tts.benchmarks.vocoder import bench_vocoder
-
-        return bench_vocoder(a.seconds, a.threads, a.iters, a.device, wav_path=a.wav)
-    p.set_defaults(bench=bench)
+    p.set_defaults(bench=calling("tts.benchmarks.vocoder:bench_vocoder", "seconds", "threads", "iters", "device",
+                                 wav_path="wav"))
 
 
 def model(p: argparse.ArgumentParser) -> None:
@@ -81,11 +88,7 @@ def int8(p: argparse.ArgumentParser) -> None:
     p.add_argument("--steps", type=positive_int, default=300, help="decoder steps each speed timing is forced to")
     add_threads(p)
 
-    def bench(a: argparse.Namespace) -> dict:
-        from tts.benchmarks.int8 import bench_int8
-
-        return bench_int8(a.checkpoint, a.batch_sizes, a.steps, a.threads)
-    p.set_defaults(bench=bench)
+    p.set_defaults(bench=calling("tts.benchmarks.int8:bench_int8", "checkpoint", "batch_sizes", "steps", "threads"))
 
 
 def attention(p: argparse.ArgumentParser) -> None:
@@ -107,32 +110,21 @@ def attention_cost(p: argparse.ArgumentParser) -> None:
     p.add_argument("--rounds", type=positive_int, default=3, help="round-robin rounds (the median is reported)")
     add_threads(p)
 
-    def bench(a: argparse.Namespace) -> dict:
-        from tts.benchmarks.attention_cost import bench_attention_cost
-
-        return bench_attention_cost(a.config, a.kinds, a.rounds, a.threads)
-    p.set_defaults(bench=bench)
+    p.set_defaults(bench=calling("tts.benchmarks.attention_cost:bench_attention_cost", "config", "kinds", "rounds",
+                                 "threads"))
 
 
 def frontend(p: argparse.ArgumentParser) -> None:
     p.add_argument("--text-file", help="transcripts, one per line or id<TAB>...<TAB>text "
                                        "(default: LJSpeech's, recipes/ljspeech/nvidia_filelists.tsv.gz)")
 
-    def bench(a: argparse.Namespace) -> dict:
-        from tts.benchmarks.frontend import bench_frontend
-
-        return bench_frontend(a.text_file)
-    p.set_defaults(bench=bench)
+    p.set_defaults(bench=calling("tts.benchmarks.frontend:bench_frontend", "text_file"))
 
 
 def cli(p: argparse.ArgumentParser) -> None:
     p.add_argument("--runs", type=positive_int, default=5, help="cold starts of each command (the median is reported)")
 
-    def bench(a: argparse.Namespace) -> dict:
-        from tts.benchmarks.cli import bench_cli
-
-        return bench_cli(a.runs)
-    p.set_defaults(bench=bench)
+    p.set_defaults(bench=calling("tts.benchmarks.cli:bench_cli", "runs"))
 
 
 def long_text(p: argparse.ArgumentParser) -> None:
@@ -141,11 +133,8 @@ def long_text(p: argparse.ArgumentParser) -> None:
     add_vocoder(p)
     add_threads(p)
 
-    def bench(a: argparse.Namespace) -> dict:
-        from tts.benchmarks.long_text import bench_long_text
-
-        return bench_long_text(a.text_file, a.checkpoint, a.vocoder, a.threads)
-    p.set_defaults(bench=bench)
+    p.set_defaults(bench=calling("tts.benchmarks.long_text:bench_long_text", "text_file", "checkpoint", "vocoder",
+                                 "threads"))
 
 
 def streaming(p: argparse.ArgumentParser) -> None:
@@ -169,11 +158,7 @@ def onnx(p: argparse.ArgumentParser) -> None:
     p.add_argument("--runs", type=positive_int, default=3, help="timed runs of each engine, alternating (median)")
     add_threads(p)
 
-    def bench(a: argparse.Namespace) -> dict:
-        from tts.benchmarks.onnx import bench_onnx
-
-        return bench_onnx(a.checkpoint, a.vocoder, a.steps, a.runs, a.threads)
-    p.set_defaults(bench=bench)
+    p.set_defaults(bench=calling("tts.benchmarks.onnx:bench_onnx", "checkpoint", "vocoder", "steps", "runs", "threads"))
 
 
 def serve(p: argparse.ArgumentParser) -> None:
@@ -182,11 +167,7 @@ def serve(p: argparse.ArgumentParser) -> None:
     p.add_argument("--requests", type=positive_int, default=50, help="requests, all sent at once (default 50)")
     p.add_argument("--rounds", type=positive_int, default=2, help="rounds of --requests (memory after each)")
 
-    def bench(a: argparse.Namespace) -> dict:
-        from tts.benchmarks.serve import bench_serve
-
-        return bench_serve(a.checkpoint, a.vocoder, a.requests, a.rounds)
-    p.set_defaults(bench=bench)
+    p.set_defaults(bench=calling("tts.benchmarks.serve:bench_serve", "checkpoint", "vocoder", "requests", "rounds"))
 
 
 BENCHMARKS = Group("benchmark", {
