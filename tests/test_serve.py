@@ -15,6 +15,7 @@ from tts.errors import TTSError  # noqa: E402
 from tts.serve import Limits, create_app, load_service  # noqa: E402
 
 FAST = {"max_frames_per_token": 2}
+JSON = {"Content-Type": "application/json"}
 
 
 @pytest.fixture(scope="module")
@@ -45,37 +46,35 @@ def test_synthesize_answers_a_wav_and_json_with_the_figure(client):
     assert answer["warnings"] and "step limit" in answer["warnings"][0]  # a barely trained model never stops
 
 
+#: bad JSON bodies, one a line: ``body | status | what the error says``
+BAD_BODIES = """
+{not json | 400 | not valid JSON
+["a list"] | 400 | must be a JSON object
+{} | 400 | give the text to say
+{"text": "   "} | 400 | give the text to say
+{"text": "?!?"} | 400 | nothing to speak
+{"text": "Hi.", "voice": "nope"} | 404 | no voice 'nope'
+{"text": "Hi.", "vocoder": "wavenet"} | 404 | no vocoder 'wavenet'
+{"text": "Hi.", "speed": 2} | 400 | unknown field(s) speed
+{"text": "Hi.", "settings": {"stop_threshold": NaN}} | 422 | 'inference.stop_threshold' must be >= 0 and <= 1, got nan
+{"text": "Hi.", "settings": {"max_decoder_steps": 0}} | 422 | 'inference.max_decoder_steps' must be >= 1
+{"text": "Hi.", "settings": {"vocoder": "x"}} | 400 | settings must be an object that changes some of
+{"text": "Hi.", "settings": [1]} | 400 | settings must be an object
+{"text": "Hi.", "voice": ["a", "b"]} | 400 | voice must be a name (a string), not list
+{"text": "Hi.", "vocoder": {"x": 1}} | 400 | vocoder must be a name (a string), not dict
+{"text": ["Hi."]} | 400 | give the text to say
+{"text": "Hi.", "settings": {"sentence_pause": 1e15}} | 422 | 'inference.sentence_pause' must be >= 0 and <= 10
+{"text": "Hi.", "settings": {"max_decoder_steps": 1000000000}} | 422 | must be >= 1 and <= 100000
+{"text": "Hi.", "settings": {"attention_window": [1, 1e9]}} | 422 | 'inference.attention_window
+{"text": "Hi.", "settings": {"split_sentences": "yes"}} | 422 | 'inference.split_sentences' must be bool
+"""
+
+
 @pytest.mark.parametrize("body, headers, status, message", [
-    (b"{not json", {"Content-Type": "application/json"}, 400, "not valid JSON"),
-    (b'["a list"]', {"Content-Type": "application/json"}, 400, "must be a JSON object"),
-    (b"{}", {"Content-Type": "application/json"}, 400, "give the text to say"),
-    (b'{"text": "   "}', {"Content-Type": "application/json"}, 400, "give the text to say"),
-    (b'{"text": "?!?"}', {"Content-Type": "application/json"}, 400, "nothing to speak"),
-    (json.dumps({"text": "x" * 201}).encode(), {"Content-Type": "application/json"}, 413, "at most 200 per request"),
-    (json.dumps({"text": "Hi. " * 600}).encode(), {"Content-Type": "application/json"}, 413, "at most 2000"),
-    (b'{"text": "Hi.", "voice": "nope"}', {"Content-Type": "application/json"}, 404, "no voice 'nope'"),
-    (b'{"text": "Hi.", "vocoder": "wavenet"}', {"Content-Type": "application/json"}, 404, "no vocoder 'wavenet'"),
-    (b'{"text": "Hi.", "speed": 2}', {"Content-Type": "application/json"}, 400, "unknown field(s) speed"),
-    (b'{"text": "Hi.", "settings": {"stop_threshold": NaN}}', {"Content-Type": "application/json"}, 422,
-     "'inference.stop_threshold' must be >= 0 and <= 1, got nan"),
-    (b'{"text": "Hi.", "settings": {"max_decoder_steps": 0}}', {"Content-Type": "application/json"}, 422,
-     "'inference.max_decoder_steps' must be >= 1"),
-    (b'{"text": "Hi.", "settings": {"vocoder": "x"}}', {"Content-Type": "application/json"}, 400,
-     "settings must be an object that changes some of"),
-    (b'{"text": "Hi.", "settings": [1]}', {"Content-Type": "application/json"}, 400, "settings must be an object"),
-    (b'{"text": "Hi.", "voice": ["a", "b"]}', {"Content-Type": "application/json"}, 400,
-     "voice must be a name (a string), not list"),
-    (b'{"text": "Hi.", "vocoder": {"x": 1}}', {"Content-Type": "application/json"}, 400,
-     "vocoder must be a name (a string), not dict"),
-    (b'{"text": ["Hi."]}', {"Content-Type": "application/json"}, 400, "give the text to say"),
-    (b'{"text": "Hi.", "settings": {"sentence_pause": 1e15}}', {"Content-Type": "application/json"}, 422,
-     "'inference.sentence_pause' must be >= 0 and <= 10"),
-    (b'{"text": "Hi.", "settings": {"max_decoder_steps": 1000000000}}', {"Content-Type": "application/json"}, 422,
-     "'inference.max_decoder_steps' must be >= 1 and <= 100000"),
-    (b'{"text": "Hi.", "settings": {"attention_window": [1, 1e9]}}', {"Content-Type": "application/json"}, 422,
-     "'inference.attention_window"),
-    (b'{"text": "Hi.", "settings": {"split_sentences": "yes"}}', {"Content-Type": "application/json"}, 422,
-     "'inference.split_sentences' must be bool"),
+    *[(body.encode(), JSON, int(status), message) for body, status, message in
+      (line.split(" | ") for line in BAD_BODIES.strip().splitlines())],
+    (json.dumps({"text": "x" * 201}).encode(), JSON, 413, "at most 200 per request"),
+    (json.dumps({"text": "Hi. " * 600}).encode(), JSON, 413, "at most 2000"),
     (b"text=Hi", {"Content-Type": "application/x-www-form-urlencoded"}, 415, "send JSON"),
 ])
 def test_bad_requests_get_a_4xx_with_one_message_and_the_service_keeps_serving(client, body, headers, status,

@@ -337,23 +337,16 @@ def test_study_trains_and_compares_variants_and_resumes(tiny_corpus, tmp_path):
     from conftest import tiny_config_dict
 
     from tts.devices import describe_device
-    from tts.evaluation.study import (
-        ALIGNMENT_SENTENCE,
-        StudyPlan,
-        Variant,
-        attention_variants,
-        record_missing_alignments,
-        run_study,
-    )
+    from tts.evaluation import study
     from tts.evaluation.study_report import alignment_file, alignment_text
 
     config = tmp_path / "tiny.yaml"
     d = tiny_config_dict()
     d["train"].update(validate_every=2, checkpoint_every=2)
     config.write_text(yaml.safe_dump(d))
-    variants = attention_variants(["location_sensitive", "forward"], "tacotron2")
-    plan = StudyPlan(steps=4, curve_every=2, curve_limit=1, eval_limit=1, suite=False, use_asr=False, use_mos=False)
-    result = run_study(config, tiny_corpus, tmp_path / "study", variants, plan, progress=False)
+    variants = study.attention_variants(["location_sensitive", "forward"], "tacotron2")
+    plan = study.StudyPlan(steps=4, curve_every=2, curve_limit=1, eval_limit=1, suite=False, use_asr=False, use_mos=False)
+    result = study.run_study(config, tiny_corpus, tmp_path / "study", variants, plan, progress=False)
     assert [row["variant"] for row in result["rows"]] == ["location_sensitive", "forward"]
     for row in result["rows"]:
         assert row["test"]["utterances"] == 1 and row["val_loss"] > 0 and row["steps"] == 4
@@ -372,47 +365,48 @@ def test_study_trains_and_compares_variants_and_resumes(tiny_corpus, tmp_path):
         with np.load(alignment_file(tmp_path / "study", kind)) as saved:
             assert saved["alignment"].dtype == np.float16 and saved["alignment"].ndim == 2
             assert int(saved["step"]) == 4 and "focus" in str(saved["summary"])
-            assert str(saved["text"]) == ALIGNMENT_SENTENCE
+            assert str(saved["text"]) == study.ALIGNMENT_SENTENCE
     assert (tmp_path / "study" / "alignments.png").stat().st_size > 10_000
     alignment_file(tmp_path / "study", "forward").unlink()  # finished before alignments were recorded:
-    record_missing_alignments(tmp_path / "study", 4, None)  # made again from its final checkpoint
-    assert alignment_text(alignment_file(tmp_path / "study", "forward")) == ALIGNMENT_SENTENCE
+    study.record_missing_alignments(tmp_path / "study", 4, None)  # made again from its final checkpoint
+    assert alignment_text(alignment_file(tmp_path / "study", "forward")) == study.ALIGNMENT_SENTENCE
     np.savez(alignment_file(tmp_path / "study", "forward"), alignment=np.eye(3, dtype=np.float16),
              summary="", step=4, text="Another sentence.")  # recorded for a sentence the study no longer shows:
-    record_missing_alignments(tmp_path / "study", 4, None)  # made again as well
-    assert alignment_text(alignment_file(tmp_path / "study", "forward")) == ALIGNMENT_SENTENCE
+    study.record_missing_alignments(tmp_path / "study", 4, None)  # made again as well
+    assert alignment_text(alignment_file(tmp_path / "study", "forward")) == study.ALIGNMENT_SENTENCE
     mtime = (tmp_path / "study" / "forward" / "checkpoint_00000004.pt").stat().st_mtime_ns
-    run_study(config, tiny_corpus, tmp_path / "study", variants, plan, progress=False)  # finished: read back
+    study.run_study(config, tiny_corpus, tmp_path / "study", variants, plan, progress=False)  # finished: read back
     assert (tmp_path / "study" / "forward" / "checkpoint_00000004.pt").stat().st_mtime_ns == mtime
     with pytest.raises(TTSError, match="holds a study with another steps"):
-        run_study(config, tiny_corpus, tmp_path / "study", variants, StudyPlan(6, 2, suite=False), progress=False)
+        study.run_study(config, tiny_corpus, tmp_path / "study", variants, study.StudyPlan(6, 2, suite=False),
+                        progress=False)
     with pytest.raises(TTSError, match="holds a study with another variant forward"):
-        run_study(config, tiny_corpus, tmp_path / "study", [Variant("forward", ["optim.lr=0.01"])], plan,
+        study.run_study(config, tiny_corpus, tmp_path / "study", [study.Variant("forward", ["optim.lr=0.01"])], plan,
                   progress=False)
     with pytest.raises(TTSError, match="--steps 5 is not a multiple of --curve-every 2"):
-        run_study(config, tiny_corpus, tmp_path / "other", variants, StudyPlan(5, 2), progress=False)
+        study.run_study(config, tiny_corpus, tmp_path / "other", variants, study.StudyPlan(5, 2), progress=False)
     with pytest.raises(TTSError, match="--curve-every 3 is not a multiple of train.checkpoint_every"):
-        run_study(config, tiny_corpus, tmp_path / "other", variants, StudyPlan(6, 3), progress=False)
+        study.run_study(config, tiny_corpus, tmp_path / "other", variants, study.StudyPlan(6, 3), progress=False)
     (tiny_corpus / "metadata.csv").write_text((tiny_corpus / "metadata.csv").read_text())  # same text: same corpus
-    run_study(config, tiny_corpus, tmp_path / "study", variants, plan, progress=False)
+    study.run_study(config, tiny_corpus, tmp_path / "study", variants, plan, progress=False)
     # a committed result file copied into a new study folder (a new machine) skips its variant...
     fresh = tmp_path / "fresh" / "results"
     fresh.mkdir(parents=True)
     row = json.loads((tmp_path / "study" / "results" / "forward.json").read_text())
     assert row["study"] == {"config": row["study"]["config"], "corpus": row["study"]["corpus"], "steps": 4}
     (fresh / "forward.json").write_text(json.dumps(row))
-    again = run_study(config, tiny_corpus, fresh.parent, variants[1:], plan, progress=False)
+    again = study.run_study(config, tiny_corpus, fresh.parent, variants[1:], plan, progress=False)
     assert again["rows"] == [row] and not (fresh.parent / "forward").exists()  # read, not trained
-    record_missing_alignments(fresh.parent, 4, None)  # no checkpoint here to make its alignment from
+    study.record_missing_alignments(fresh.parent, 4, None)  # no checkpoint here to make its alignment from
     assert not alignment_file(fresh.parent, "forward").exists() and not (fresh.parent / "alignments.png").exists()
     # ...but only in the same study: one made on another corpus is refused, naming the file
     (fresh / "forward.json").write_text(json.dumps({**row, "study": {**row["study"], "corpus": "0123456789ab"}}))
     with pytest.raises(TTSError, match="forward.json was made by a study with another corpus"):
-        run_study(config, tiny_corpus, fresh.parent, variants[1:], plan, progress=False)
+        study.run_study(config, tiny_corpus, fresh.parent, variants[1:], plan, progress=False)
     # a second seed of a finished variant (as the recipe trains the five best): its own run, compared
     # with its first run in the seeds table and left out of the main table
-    repeat = Variant.parse("forward_seed2:model.tacotron2.attention.kind=forward,train.seed=2")
-    result = run_study(config, tiny_corpus, tmp_path / "study", [repeat], plan, progress=False)
+    repeat = study.Variant.parse("forward_seed2:model.tacotron2.attention.kind=forward,train.seed=2")
+    result = study.run_study(config, tiny_corpus, tmp_path / "study", [repeat], plan, progress=False)
     rows = {row["variant"]: row for row in result["rows"]}
     assert checkpoint.read(tmp_path / "study" / "forward_seed2" / "checkpoint_00000004.pt").config.train.seed == 2
     assert rows["forward_seed2"]["val_loss"] != rows["forward"]["val_loss"]  # another initialization and batches
@@ -420,7 +414,7 @@ def test_study_trains_and_compares_variants_and_resumes(tiny_corpus, tmp_path):
     assert "4 updates per variant (2 finished, 1 repeated with another seed)" in table
     assert "| forward_seed2 (forward) | 2 |" in table and "| forward_seed2 |" not in table
     with pytest.raises(TTSError, match="NAME or NAME:key=value"):
-        Variant.parse("bad name:x=1")
+        study.Variant.parse("bad name:x=1")
 
 
 def test_the_study_report_compares_each_variant_with_the_best_paired_over_sentences(tmp_path):
