@@ -81,3 +81,16 @@ def test_the_frontend_imports_neither_package_nor_their_dependencies():
             "print(sorted(m for m in ('g2p_en', 'gruut', 'nltk', 'inflect', 'torch', 'dateparser') if m in sys.modules))")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True, cwd=ROOT)
     assert out.stdout.strip() == "[]"
+
+
+@pytest.mark.parametrize("text, expected", [
+    ("It is 10:45 a.m.", "{EY1} {EH1 M}"),             # was {AH0} {EH1 M}: "ten forty-five uh m"
+    ("the U.S.A. A cat", "{Y UW1} {EH1 S} {EY1} {AH0} {K AE1 T}"),
+    ("A cat sat.", "{AH0} {K AE1 T}"),
+])
+def test_the_letter_a_of_an_initialism_is_said_by_its_name_and_the_article_is_not(text, expected):
+    from tts.config import TextConfig
+    from tts.text import Tokenizer
+
+    tokenizer = Tokenizer.for_config(TextConfig())
+    assert expected in tokenizer.decode(tokenizer.encode_verbose(text).ids)

@@ -19,6 +19,8 @@ from tts.text.oov_model import OovModel, package_dir
 from tts.text.pos_tagger import PosTagger
 
 WORD_RE = re.compile(r"[A-Za-z]+(?:'[A-Za-z]+)*")
+#: the letter's name, where a capital "A" is spelled rather than the article
+LETTER_A = ["EY1"]
 _VOWEL_LETTERS = frozenset("aeiouy")
 log = logging.getLogger(__name__)
 
@@ -91,8 +93,18 @@ class G2P:
             return []
         tags = self._tagger(words)
         lexicon = lexicon or {}
-        return [list(lexicon[w.lower()]) if w.lower() in lexicon else self.word(w, tag) if WORD_RE.fullmatch(w)
-                else [w] for w, tag in zip(words, tags)]
+        return [list(lexicon[w.lower()]) if w.lower() in lexicon else LETTER_A if _spelled_a(words, i)
+                else self.word(w, tag) if WORD_RE.fullmatch(w) else [w] for i, (w, tag) in enumerate(zip(words, tags))]
+
+
+def _spelled_a(words: list[str], i: int) -> bool:
+    """Whether ``words[i]`` is a capital "A" spelled as a letter: beside another one-letter capital
+    ("A M" for a.m., "U S A"), as the normalizer writes initialisms. Another "A" does not count
+    ("the U S A A cat": the second is the article)."""
+    def letter(j: int) -> bool:
+        return 0 <= j < len(words) and len(words[j]) == 1 and words[j].isupper() and words[j] != "A"
+
+    return words[i] == "A" and (letter(i - 1) or letter(i + 1))
 
 
 @functools.lru_cache(maxsize=1)

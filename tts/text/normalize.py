@@ -151,9 +151,10 @@ _INITIALISM_RE = re.compile(r"\b(?:[A-Za-z]\.){2,}(?!\w)")
 
 
 def initialisms(text: str) -> str:
-    """``U.S.`` → ``U S``, ``p.m.`` → ``p m`` (letters said one by one; a final dot at the end of
-    the text also ends the sentence and stays)."""
-    return _INITIALISM_RE.sub(lambda m: m.group(0).replace(".", " ").strip()
+    """``U.S.`` → ``U S``, ``p.m.`` → ``P M`` (letters said one by one, as capitals, so that the G2P
+    says the letter "A" and not the article; a final dot at the end of the text also ends the
+    sentence and stays)."""
+    return _INITIALISM_RE.sub(lambda m: m.group(0).replace(".", " ").strip().upper()
                               + ("." if _ends_text(m.string, m.end()) else ""), text)
 
 
@@ -267,15 +268,16 @@ _HOUR_AMPM_RE = re.compile(r"\b(1[0-2]|0?[1-9])\s?([ap])\.?\s?m\b\.?", re.IGNORE
 
 
 def _ampm(letter: str | None, match: re.Match) -> str:
-    """`` a m`` / `` p m``; the dot of ``p.m.`` also ends a sentence at the end of the text."""
+    """`` A M`` / `` P M`` (capitals: letters said by name, see :func:`initialisms`); the dot of
+    ``p.m.`` also ends a sentence at the end of the text."""
     if not letter:
         return ""
-    return f" {letter.lower()} m" + ("." if match.group(0).endswith(".") and _ends_text(match.string, match.end())
+    return f" {letter.upper()} M" + ("." if match.group(0).endswith(".") and _ends_text(match.string, match.end())
                                      else "")
 
 
 def times(text: str) -> str:
-    """``10:45`` → ``ten forty-five``; ``10:00`` → ``ten o'clock``; ``9:05 a.m.`` → ``nine oh five a m``."""
+    """``10:45`` → ``ten forty-five``; ``10:00`` → ``ten o'clock``; ``9:05 a.m.`` → ``nine oh five A M``."""
     def clock(match: re.Match) -> str:
         words = numbers.clock(int(match.group(1)), int(match.group(2)))
         if match.group(4):
