@@ -394,6 +394,10 @@ def test_resume_rewrites_metrics_after_the_checkpoint_and_cleans_temp_files(tiny
     sessions = [json.loads(line) for line in (exp / "sessions.jsonl").read_text().splitlines()]
     assert [s["step"] for s in sessions] == [0, 2]
     assert all(s["device"].startswith("cpu (") and s["torch"] == torch.__version__ for s in sessions)
+    from tts.devices import NOTABLE_INSTRUCTIONS, cpu_instructions
+
+    assert all(s["cpu_instructions"] == cpu_instructions() for s in sessions)  # bf16 numbers depend on them
+    assert set(cpu_instructions()) <= set(NOTABLE_INSTRUCTIONS) and "avx2" in cpu_instructions()  # every CI CPU
     (exp / "checkpoint_00000004.pt").unlink()
     Trainer(make_config(max_steps=4, checkpoint_every=2), tiny_corpus, exp, resume=True, progress=False).fit()
     assert [json.loads(line)["step"] for line in (exp / "sessions.jsonl").read_text().splitlines()] == [0, 2]

@@ -61,6 +61,15 @@ def _cpuinfo_field(key: str) -> str:
 
 #: the x86 instructions that multiply 8-bit integers without 16-bit intermediate sums
 INT8_INSTRUCTIONS = ("avx512_vnni", "avx_vnni", "amx_int8")
+#: the instruction sets a CPU run's numbers and speed depend on (bf16 and int8 kernels above all)
+NOTABLE_INSTRUCTIONS = ("avx2", "avx512f", "avx512_bf16", "avx512_vnni", "avx_vnni", "amx_bf16", "amx_int8")
+
+
+def cpu_instructions() -> list[str]:
+    """Which of :data:`NOTABLE_INSTRUCTIONS` this CPU has (``/proc/cpuinfo`` flags; [] where unknown),
+    recorded with every training session: the same seed in bf16 on another CPU is another run."""
+    flags = set(_cpuinfo_field("flags").split())
+    return [name for name in NOTABLE_INSTRUCTIONS if name in flags]
 
 
 def cpu_int8_instructions() -> list[str]:

@@ -30,7 +30,7 @@ import torch.distributed as dist
 from tts import checkpoint
 from tts.config import save_config
 from tts.config.experiment import Config
-from tts.devices import describe_device, resolve_device
+from tts.devices import cpu_instructions, describe_device, resolve_device
 from tts.errors import Interrupted, TTSError
 from tts.fileio import WriteError
 from tts.training.experiment import ExperimentFolder, rng_state, set_rng_state
@@ -171,7 +171,8 @@ class TrainingRun(Generic[Config]):
         self._writer = SummaryWriter(str(self.exp_dir / "tensorboard"), purge_step=self.state.step + 1)
         self._describe()
         session = {"step": self.state.step, "started": time.strftime("%Y-%m-%dT%H:%M:%S%z"),
-                   "device": describe_device(self.device), "world_size": self.world_size,
+                   "device": describe_device(self.device), "cpu_instructions": cpu_instructions(),
+                   "world_size": self.world_size,
                    "torch": torch.__version__, "host": socket.gethostname()}
         self.folder.log_session(session)
         log.info("session from step %d on %s, torch %s (sessions.jsonl)", session["step"], session["device"],
