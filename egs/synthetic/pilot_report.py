@@ -1,5 +1,6 @@
-"""The attention study's pilots as one small JSON (docs/attention_study/pilots.json): per pilot its
-overrides, the CPU that trained it, its validation curve (loss, attention against the truth,
+"""The attention study's pilots as one small JSON (docs/attention_study/pilots.json): per pilot (its
+overrides are in egs/synthetic/pilots.sh, its whole config in exp/pilots/<name>/config.yaml) the CPU
+that trained it, its validation curve (loss, attention against the truth,
 diagonality, focus) with epochs and training minutes, seconds per update and utterances per
 lane-hour, and, where `tts evaluate` has run on its best checkpoint, the test figures.
 
