@@ -382,6 +382,8 @@ CASES: list[tuple[str, list[str], str]] = [
     ("study steps below the curve interval",
      [*STUDY, "--steps", "200", "--kinds", "forward"],
      "--steps 200 is not a multiple of --curve-every 500"),
+    ("study seed twice", [*STUDY, "--steps", "2", "--kinds", "forward", "--seeds", "1", "1"], "give each seed once"),
+    ("study seed 0", [*STUDY, "--steps", "2", "--kinds", "forward", "--seeds", "0"], "must be at least 1"),
     ("study steps 0",
      [*STUDY, "--steps", "0", "--kinds", "forward"],
      "must be at least 1"),

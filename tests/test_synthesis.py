@@ -336,7 +336,7 @@ def test_study_trains_and_compares_variants_and_resumes(tiny_corpus, tmp_path):
     import yaml
     from conftest import tiny_config_dict
 
-    from tts.devices import describe_device
+    from tts.devices import cpu_instructions, describe_device
     from tts.evaluation import study
     from tts.evaluation.study_report import alignment_file, alignment_text
 
@@ -355,6 +355,8 @@ def test_study_trains_and_compares_variants_and_resumes(tiny_corpus, tmp_path):
         assert row["seconds_per_update"] * 4 / 60 == pytest.approx(row["training_minutes"], abs=0.051)  # minutes: 0.1
         assert 0 < row["decoder_step_ms"] < 1000
         assert row["trained_on"] == [describe_device(torch.device("cpu"))]  # one session, this machine
+        assert row["seed"] == 1234 and row["commit"] != "unknown" and row["threads"] >= 1
+        assert row["cpu_instructions"] == [" ".join(cpu_instructions())] and row["utterances_per_lane_hour"] > 0
         saved = json.loads((tmp_path / "study" / "results" / f"{row['variant']}.json").read_text())
         assert saved == row  # the small result file to commit
     saved = checkpoint.read(tmp_path / "study" / "forward" / "checkpoint_00000004.pt")
@@ -477,3 +479,14 @@ def test_the_python_api_says_what_it_expects(tiny_experiment, texts, message):
     synth = Synthesizer.from_checkpoint(tiny_experiment / "checkpoint_00000004.pt", changes=FAST)
     with pytest.raises(TTSError, match=f"give a text or a list of texts \\(str\\), {message}"):
         synth(texts)
+
+
+def test_seeds_make_one_variant_each_named_and_seeded():
+    from tts.evaluation.study import Variant, attention_variants, with_seeds
+
+    seeded = with_seeds(attention_variants(["gmm", "forward"], "tacotron2"), [1, 2])
+    assert [v.name for v in seeded] == ["gmm-s1", "gmm-s2", "forward-s1", "forward-s2"]
+    assert seeded[1].overrides == ["model.tacotron2.attention.kind=gmm", "train.seed=2"]
+    assert with_seeds([Variant("x", [])], [7])[0].overrides == ["train.seed=7"]
+    with pytest.raises(TTSError, match="give each seed once"):
+        with_seeds(seeded, [3, 3])

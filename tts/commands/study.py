@@ -17,6 +17,8 @@ def declare(p: argparse.ArgumentParser) -> None:
     p.add_argument("--steps", type=positive_int, required=True, help="training steps of every variant")
     p.add_argument("--kinds", nargs="+", help="one variant per attention mechanism")
     p.add_argument("--variant", nargs="+", help="NAME[:key=value,key=value] (config overrides)")
+    p.add_argument("--seeds", nargs="+", type=positive_int, metavar="SEED",
+                   help="each variant once per seed (NAME-sSEED, train.seed=SEED)")
     p.add_argument("--eval-limit", type=positive_int, default=100, help="test utterances evaluated at the end")
     p.add_argument("--curve-every", type=positive_int, default=500, help="updates between learning-curve points")
     p.add_argument("--curve-limit", type=positive_int, default=24,
@@ -39,6 +41,7 @@ def run(args: argparse.Namespace) -> None:
         attention_variants,
         record_missing_alignments,
         run_study,
+        with_seeds,
     )
     from tts.evaluation.study_report import write_report
     from tts.fileio import writable_folder
@@ -54,6 +57,8 @@ def run(args: argparse.Namespace) -> None:
         raise TTSError("give the variants to compare: --kinds K1 K2 ... or --variant NAME[:key=value,...] ...")
     variants = ([Variant.parse(v) for v in args.variant] if args.variant
                 else attention_variants(args.kinds, load_config(args.config).model.name))
+    if args.seeds:
+        variants = with_seeds(variants, args.seeds)
     plan = StudyPlan(args.steps, args.curve_every, args.curve_limit, args.eval_limit, not args.no_suite,
                      not args.no_asr, not args.no_mos)
     result = run_study(args.config, args.data, args.out, variants, plan, device(args))

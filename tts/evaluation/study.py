@@ -24,7 +24,7 @@ import numpy as np
 
 from tts import checkpoint
 from tts.config import load_config
-from tts.data import compute_features, require_corpus
+from tts.data import compute_features, feature_dir, require_corpus
 from tts.errors import TTSError
 from tts.evaluation.alignment_figures import free_running
 from tts.evaluation.held_out import evaluate
@@ -82,6 +82,45 @@ class StudyPlan:
 
 def attention_variants(kinds: list[str], model: str) -> list[Variant]:
     return [Variant(kind, [f"model.{model}.attention.kind={kind}"]) for kind in kinds]
+
+
+def with_seeds(variants: list[Variant], seeds: list[int]) -> list[Variant]:
+    """Each variant once per seed, named ``<name>-s<seed>`` (``train.seed`` set), seeds inside
+    variants so that a mechanism's seeds can train on different days and machines."""
+    if len(set(seeds)) != len(seeds):
+        raise TTSError(f"--seeds {' '.join(map(str, seeds))}: give each seed once")
+    return [Variant(f"{v.name}-s{seed}", [*v.overrides, f"train.seed={seed}"]) for v in variants for seed in seeds]
+
+
+def code_version() -> str:
+    """The commit of the code that runs (with ``+changes`` when the checkout has uncommitted
+    changes to tracked files); ``unknown`` outside a git checkout."""
+    import subprocess
+
+    repo = Path(__file__).resolve().parents[2]
+    try:
+        head = subprocess.run(["git", "rev-parse", "--short", "HEAD"], cwd=repo, capture_output=True, text=True,
+                              check=True).stdout.strip()
+        dirty = subprocess.run(["git", "status", "--porcelain", "--untracked-files=no"], cwd=repo,
+                               capture_output=True, text=True, check=True).stdout.strip()
+    except (OSError, subprocess.CalledProcessError):
+        return "unknown"
+    return head + ("+changes" if dirty else "")
+
+
+def throughput(exp: Path, frames_per_utterance: float) -> dict:
+    """A run's training speed from its logs: mel frames per second over its logged windows (the
+    first window's warm-up left out), utterances per lane-hour (one lane: one CPU thread), the CPU
+    instruction sets of its sessions."""
+    metrics = read_metrics(exp / "metrics.jsonl")
+    windows = [r["frames_per_s"] for r in metrics if "frames_per_s" in r][1:]
+    sessions = ExperimentFolder(exp).read_sessions()
+    threads = max((int(s["device"].rsplit(", ", 1)[-1].split()[0]) for s in sessions
+                   if s.get("device", "").startswith("cpu (") and "thread" in s["device"]), default=1)
+    fps = sum(windows) / len(windows) if windows else 0.0
+    return {"frames_per_second": round(fps, 1), "threads": threads,
+            "utterances_per_lane_hour": round(fps * 3600 / frames_per_utterance / threads),
+            "cpu_instructions": sorted({" ".join(s.get("cpu_instructions", ["(not recorded)"])) for s in sessions})}
 
 
 def _identity(config_path: Path, data_root: Path, plan: StudyPlan, variants: list[Variant]) -> dict:
@@ -224,7 +263,10 @@ def run_variant(config_path: Path, data_root: Path, out: Path, variant: Variant,
     metrics = read_metrics(exp / "metrics.jsonl")
     validation = [r for r in metrics if r.get("split") == "val"]
     train_seconds = validation[-1].get("train_seconds", 0)
+    cache_stats = json.loads((feature_dir(data_root, loaded.config.audio, loaded.config.text) / "stats.json").read_text())
     row: dict[str, Any] = {"variant": variant.name, "overrides": variant.overrides, "steps": plan.steps,
+                           "seed": loaded.config.train.seed, "commit": code_version(),
+                           **throughput(exp, cache_stats["frames_per_utterance"]["mean"]),
                            "study": {k: identity[k] for k in ("config", "corpus", "steps")},
                            "aligned_at": alignment_point(metrics), "training_minutes": round(train_seconds / 60, 1),
                            "seconds_per_update": round(train_seconds / plan.steps, 3),
