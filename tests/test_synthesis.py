@@ -379,6 +379,10 @@ def test_study_trains_and_compares_variants_and_resumes(tiny_corpus, tmp_path):
     mtime = (tmp_path / "study" / "forward" / "checkpoint_00000004.pt").stat().st_mtime_ns
     study.run_study(config, tiny_corpus, tmp_path / "study", variants, plan, progress=False)  # finished: read back
     assert (tmp_path / "study" / "forward" / "checkpoint_00000004.pt").stat().st_mtime_ns == mtime
+    best = study.StudyPlan(steps=4, curve_every=2, curve_limit=1, eval_limit=1, suite=False, use_asr=False,
+                           use_mos=False, evaluate="best")
+    with pytest.raises(TTSError, match="holds a study with another evaluate"):
+        study.run_study(config, tiny_corpus, tmp_path / "study", variants, best, progress=False)
     with pytest.raises(TTSError, match="holds a study with another steps"):
         study.run_study(config, tiny_corpus, tmp_path / "study", variants, study.StudyPlan(6, 2, suite=False),
                         progress=False)
@@ -395,7 +399,8 @@ def test_study_trains_and_compares_variants_and_resumes(tiny_corpus, tmp_path):
     fresh = tmp_path / "fresh" / "results"
     fresh.mkdir(parents=True)
     row = json.loads((tmp_path / "study" / "results" / "forward.json").read_text())
-    assert row["study"] == {"config": row["study"]["config"], "corpus": row["study"]["corpus"], "steps": 4}
+    assert row["study"] == {"config": row["study"]["config"], "corpus": row["study"]["corpus"], "steps": 4,
+                            "aligned_accuracy": None, "evaluate": "last"}
     (fresh / "forward.json").write_text(json.dumps(row))
     again = study.run_study(config, tiny_corpus, fresh.parent, variants[1:], plan, progress=False)
     assert again["rows"] == [row] and not (fresh.parent / "forward").exists()  # read, not trained
@@ -490,3 +495,15 @@ def test_seeds_make_one_variant_each_named_and_seeded():
     assert with_seeds([Variant("x", [])], [7])[0].overrides == ["train.seed=7"]
     with pytest.raises(TTSError, match="give each seed once"):
         with_seeds(seeded, [3, 3])
+
+
+def test_aligned_is_the_first_validation_on_the_true_tokens_when_asked():
+    from tts.evaluation.study import alignment_point
+
+    metrics = [{"split": "val", "step": 2, "attention_diagonal": 0.95, "attention_focus": 0.6,
+                "true_peak_accuracy": 0.3, "train_seconds": 60},
+               {"split": "val", "step": 4, "attention_diagonal": 0.97, "attention_focus": 0.7,
+                "true_peak_accuracy": 0.92, "train_seconds": 120}]
+    assert alignment_point(metrics) == {"step": 2, "minutes": 1.0}  # diagonal and focal, on the wrong tokens
+    assert alignment_point(metrics, 0.9) == {"step": 4, "minutes": 2.0}
+    assert alignment_point(metrics, 0.95) == {"step": None, "minutes": None}

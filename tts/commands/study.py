@@ -6,7 +6,7 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-from tts.commands.options import add_device, device, positive_int
+from tts.commands.options import add_device, device, positive_int, probability
 from tts.errors import TTSError
 
 
@@ -23,6 +23,11 @@ def declare(p: argparse.ArgumentParser) -> None:
     p.add_argument("--curve-every", type=positive_int, default=500, help="updates between learning-curve points")
     p.add_argument("--curve-limit", type=positive_int, default=24,
                    help="test utterances (the first N) evaluated at every curve point")
+    p.add_argument("--aligned-accuracy", type=probability, metavar="SHARE",
+                   help="aligned: the first validation whose attention peak is on the token being said at this "
+                        "share of steps (needs a corpus with phone timings; default: diagonality and focus)")
+    p.add_argument("--evaluate", choices=["last", "best"], default="last",
+                   help="the checkpoint measured at the end: the last, or the best validation loss's")
     p.add_argument("--no-suite", action="store_true", help="skip the robustness suite")
     p.add_argument("--no-asr", action="store_true")
     p.add_argument("--no-mos", action="store_true")
@@ -60,7 +65,7 @@ def run(args: argparse.Namespace) -> None:
     if args.seeds:
         variants = with_seeds(variants, args.seeds)
     plan = StudyPlan(args.steps, args.curve_every, args.curve_limit, args.eval_limit, not args.no_suite,
-                     not args.no_asr, not args.no_mos)
+                     not args.no_asr, not args.no_mos, args.aligned_accuracy, args.evaluate)
     result = run_study(args.config, args.data, args.out, variants, plan, device(args))
     print(Path(args.out, "study.md").read_text())
     print(f"{len(result['rows'])} variants: {args.out}/study.json")

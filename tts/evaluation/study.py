@@ -39,6 +39,10 @@ from tts.training.experiment import ExperimentFolder
 from tts.training.trainer import Trainer
 
 ALIGNED_DIAGONAL, ALIGNED_FOCUS = 0.9, 0.5
+#: what a result file records of the study that made it (a copy counts only for the same study)
+RECORDED = ("config", "corpus", "steps", "aligned_accuracy", "evaluate")
+#: what result files written before a key was recorded were made with
+PROTOCOL_BEFORE = {"aligned_accuracy": None, "evaluate": "last"}
 
 
 #: the suite's categories the study reads (the 100 held-out everyday sentences are for judging voices)
@@ -68,8 +72,8 @@ class Variant:
 @dataclass
 class StudyPlan:
     """What every variant gets: ``steps`` updates, a curve point every ``curve_every`` (on the first
-    ``curve_limit`` test sentences), the full test split's first ``eval_limit`` at the end, and the
-    suite and the meters as asked."""
+    ``curve_limit`` test sentences), the full test split's first ``eval_limit`` at the end (of the
+    ``evaluate`` checkpoint), and the suite and the meters as asked; what counts as aligned."""
 
     steps: int
     curve_every: int = 500
@@ -78,6 +82,11 @@ class StudyPlan:
     suite: bool = True
     use_asr: bool = True
     use_mos: bool = True
+    #: "aligned" from the truth: the first validation whose attention peak is on the token being
+    #: said at this share of the steps (None: the first edition's diagonality and focus)
+    aligned_accuracy: float | None = None
+    #: the checkpoint measured at the end: the last, or the one with the best validation loss
+    evaluate: str = "last"
 
 
 def attention_variants(kinds: list[str], model: str) -> list[Variant]:
@@ -126,15 +135,17 @@ def throughput(exp: Path, frames_per_utterance: float) -> dict:
 def _identity(config_path: Path, data_root: Path, plan: StudyPlan, variants: list[Variant]) -> dict:
     return {"config": hashlib.sha1(config_path.read_bytes()).hexdigest()[:12], "config_path": str(config_path),
             "data": str(data_root.resolve()), "corpus": corpus_fingerprint(data_root), "steps": plan.steps,
-            "curve_every": plan.curve_every, "variants": {v.name: v.overrides for v in variants}}
+            "curve_every": plan.curve_every, "aligned_accuracy": plan.aligned_accuracy, "evaluate": plan.evaluate,
+            "variants": {v.name: v.overrides for v in variants}}
 
 
 def _claim(out: Path, identity: dict) -> None:
     """Start a study folder, or continue one made with the same config, corpus, steps and variants."""
     record = out / "study_settings.json"
     if record.is_file():
-        before = json.loads(record.read_text())
-        differing = [k for k in ("config", "data", "corpus", "steps", "curve_every") if before.get(k) != identity[k]]
+        before = {**PROTOCOL_BEFORE, **json.loads(record.read_text())}  # a folder from before they were recorded
+        differing = [k for k in ("config", "data", "corpus", "steps", "curve_every", "aligned_accuracy", "evaluate")
+                     if before.get(k) != identity[k]]
         changed = [name for name, overrides in identity["variants"].items()
                    if name in before.get("variants", {}) and before["variants"][name] != overrides]
         if differing or changed:
@@ -146,11 +157,19 @@ def _claim(out: Path, identity: dict) -> None:
     record.write_text(json.dumps(identity, indent=1))
 
 
-def alignment_point(metrics: list[dict]) -> dict:
-    """Step and training minutes of the first validation that counts as aligned (None: never)."""
+def alignment_point(metrics: list[dict], accuracy: float | None = None) -> dict:
+    """Step and training minutes of the first validation that counts as aligned (None: never):
+    with ``accuracy``, the attention peak on the token being said at that share of the steps
+    (``true_peak_accuracy``, a corpus with phone timings); else diagonality and focus."""
     for record in metrics:
-        if record.get("split") == "val" and record.get("attention_diagonal", -1) >= ALIGNED_DIAGONAL \
-                and record.get("attention_focus", 0) >= ALIGNED_FOCUS:
+        if record.get("split") != "val":
+            continue
+        if accuracy is not None:
+            aligned = record.get("true_peak_accuracy", -1.0) >= accuracy
+        else:
+            aligned = record.get("attention_diagonal", -1) >= ALIGNED_DIAGONAL \
+                and record.get("attention_focus", 0) >= ALIGNED_FOCUS
+        if aligned:
             return {"step": record["step"], "minutes": round(record.get("train_seconds", 0) / 60, 1)}
     return {"step": None, "minutes": None}
 
@@ -204,8 +223,8 @@ def finished_row(result_file: Path, variant: Variant, identity: dict) -> dict | 
     if not result_file.is_file():
         return None
     row = dict(json.loads(result_file.read_text()))
-    made = row.get("study", {})
-    differing = [k for k in ("config", "corpus", "steps") if k in made and made[k] != identity[k]]
+    made = {**PROTOCOL_BEFORE, **row.get("study", {})}
+    differing = [k for k in RECORDED if k in made and made[k] != identity[k]]
     if row.get("overrides", variant.overrides) != variant.overrides:
         differing.append("variant definition")
     if differing:
@@ -256,7 +275,7 @@ def run_variant(config_path: Path, data_root: Path, out: Path, variant: Variant,
         curve.append(curve_point(checkpoint.load(final), data_root, exp / "curve" / f"{step:08d}", plan.curve_limit,
                                  plan.use_asr, read_metrics(exp / "metrics.jsonl"), device))
         curve_file.write_text(json.dumps(curve, indent=1))
-    loaded = checkpoint.load(exp / f"checkpoint_{plan.steps:08d}.pt")
+    loaded = checkpoint.load(exp / ("best.pt" if plan.evaluate == "best" else f"checkpoint_{plan.steps:08d}.pt"))
     synthesizer = Synthesizer(loaded, device or "cpu")
     if not (exp / "eval" / "summary.json").is_file():
         evaluate(synthesizer, data_root, exp / "eval", "test", plan.eval_limit, plan.use_asr, plan.use_mos, progress)
@@ -267,8 +286,10 @@ def run_variant(config_path: Path, data_root: Path, out: Path, variant: Variant,
     row: dict[str, Any] = {"variant": variant.name, "overrides": variant.overrides, "steps": plan.steps,
                            "seed": loaded.config.train.seed, "commit": code_version(),
                            **throughput(exp, cache_stats["frames_per_utterance"]["mean"]),
-                           "study": {k: identity[k] for k in ("config", "corpus", "steps")},
-                           "aligned_at": alignment_point(metrics), "training_minutes": round(train_seconds / 60, 1),
+                           "study": {k: identity[k] for k in RECORDED},
+                           "aligned_at": alignment_point(metrics, plan.aligned_accuracy),
+                           "evaluated": {"checkpoint": plan.evaluate, "step": loaded.step},
+                           "training_minutes": round(train_seconds / 60, 1),
                            "seconds_per_update": round(train_seconds / plan.steps, 3),
                            "decoder_step_ms": decoder_step_ms(loaded.model),
                            "val_loss": validation[-1]["loss"], "val_diagonal": validation[-1]["attention_diagonal"],
@@ -305,6 +326,8 @@ def run_study(config_path: str | Path, data_root: str | Path, out: str | Path, v
     if len({v.name for v in variants}) != len(variants) or not variants:
         raise TTSError("give at least one variant, each with its own name")
     configs = {v.name: load_config(config_path, v.overrides) for v in variants}  # all load before anything trains
+    if plan.evaluate not in ("last", "best"):
+        raise TTSError(f"evaluate the 'last' or the 'best' checkpoint, not {plan.evaluate!r}")
     if plan.steps % plan.curve_every:
         raise TTSError(f"--steps {plan.steps} is not a multiple of --curve-every {plan.curve_every}: every curve "
                        f"point needs its checkpoint")
