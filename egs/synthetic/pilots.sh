@@ -4,6 +4,8 @@
 # with the overrides below, one CPU thread each (one lane), resumable: run it again and an unfinished
 # pilot continues from its last checkpoint. Progress: exp/pilots/<name>/train.log, metrics.jsonl.
 #   bash egs/synthetic/pilots.sh NAME [NAME ...]      (bash egs/synthetic/pilots.sh --list)
+#   bash egs/synthetic/pilots.sh --evaluate NAME ...  the test split through HiFi-GAN and Whisper, of each
+#                                                     finished pilot's best-validation checkpoint (one lane each)
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 PY=${PY:-.venv/bin/python}
@@ -21,6 +23,17 @@ declare -A PILOTS=(
   [ls_lr2e-3_e20]="model.tacotron2.attention.kind=location_sensitive optim.lr=2e-3 $EPOCHS20"
 )
 
+if [ "${1:-}" = "--evaluate" ]; then
+  shift
+  for name in "$@"; do
+    out=exp/pilots/$name
+    [ -f "$out/best.pt" ] || { echo "no $out/best.pt: train the pilot first" >&2; exit 2; }
+    OMP_NUM_THREADS=1 nohup setsid .venv/bin/tts evaluate --checkpoint "$out/best.pt" --data "$data" --split test \
+      --vocoder hifigan --out "$out/eval" > "$out/evaluate.log" 2>&1 &
+    echo "evaluating $name (pid $!): $out/evaluate.log"
+  done
+  exit 0
+fi
 if [ "${1:-}" = "--list" ]; then
   for name in "${!PILOTS[@]}"; do echo "$name: ${PILOTS[$name]}" | tr -s ' \n' ' '; echo; done
   exit 0
