@@ -161,3 +161,16 @@ def test_hard_attention_is_one_hot_with_a_straight_through_gradient(toy):
     _, first, _ = attn(query.detach(), state)
     _, second, _ = attn(query.detach(), state)
     assert torch.equal(first, second)  # inference: the argmax, no sampling
+
+
+@pytest.mark.parametrize("bias, moved", [(1.0, 0.27), (3.5, 0.03)])
+def test_stepwise_monotonic_energy_bias_sets_how_likely_a_step_stays(toy, bias, moved):
+    memory, mask, _ = toy
+    attn = build_attention(attention_config("stepwise_monotonic", attention_dim=16, sigmoid_noise=0.0,
+                                           energy_bias=bias), DQ, DM)
+    assert attn.energy_bias.item() == bias
+    with torch.no_grad():  # zero energies: the stay probability is σ(bias) alone
+        attn.v.weight.zero_()
+    state = attn.init_state(memory, mask)
+    _, weights, _ = attn(torch.zeros(B, DQ), state)
+    assert float(weights[0, 1]) == pytest.approx(moved, abs=0.005)  # 1 − σ(bias) of the mass moves on

@@ -6,10 +6,14 @@
 #   bash egs/synthetic/pilots.sh NAME [NAME ...]      (bash egs/synthetic/pilots.sh --list)
 #   bash egs/synthetic/pilots.sh --evaluate NAME ...  the test split through HiFi-GAN and Whisper, of each
 #                                                     finished pilot's best-validation checkpoint (one lane each)
+# Environment: PY (python), DATA (corpus), PILOTS_OUT (exp/pilots), DEVICE (cpu; cuda on an accelerator,
+# egs/synthetic/gpu_pilots.sh), EXTRA (more overrides for every pilot).
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 PY=${PY:-.venv/bin/python}
-data=data/synthetic
+data=${DATA:-data/synthetic}
+root=${PILOTS_OUT:-exp/pilots}
+device=${DEVICE:-cpu}
 
 # The batch: 12,800 mel frames (about 42 utterances, 67 updates an epoch), the most utterances per
 # lane-hour but 3 % of the largest measured (docs/attention_study/throughput.json). 20 epochs: 1,340 updates.
@@ -18,15 +22,30 @@ EPOCHS20="train.max_steps=1340 data.max_frames_per_batch=12800 data.max_batch_si
   optim.schedule.warmup_steps=100 optim.schedule.decay_steps=670 optim.schedule.min_lr=1e-4
   loss.guided_attention.decay=0.998 loss.guided_attention.until_step=1340"
 
+KIND=model.tacotron2.attention.kind
+GUIDE_OFF=loss.guided_attention.enabled=false
 declare -A PILOTS=(
-  [ls_lr1e-3_e20]="model.tacotron2.attention.kind=location_sensitive optim.lr=1e-3 $EPOCHS20"
-  [ls_lr2e-3_e20]="model.tacotron2.attention.kind=location_sensitive optim.lr=2e-3 $EPOCHS20"
+  [ls_lr1e-3_e20]="$KIND=location_sensitive optim.lr=1e-3 $EPOCHS20"
+  [ls_lr2e-3_e20]="$KIND=location_sensitive optim.lr=2e-3 $EPOCHS20"
+  # fair settings (issue 60, item 5): each mechanism's sensitive settings, lr 2e-3, on validation only
+  [ls_lr4e-3_e20]="$KIND=location_sensitive optim.lr=4e-3 $EPOCHS20"
+  [ls_noguide_e20]="$KIND=location_sensitive optim.lr=2e-3 $EPOCHS20 $GUIDE_OFF"
+  [content_e20]="$KIND=content optim.lr=2e-3 $EPOCHS20"
+  [content_noguide_e20]="$KIND=content optim.lr=2e-3 $EPOCHS20 $GUIDE_OFF"
+  [sma_bias1_e20]="$KIND=stepwise_monotonic model.tacotron2.attention.energy_bias=1.0 optim.lr=2e-3 $EPOCHS20"
+  [sma_bias3.5_e20]="$KIND=stepwise_monotonic model.tacotron2.attention.energy_bias=3.5 optim.lr=2e-3 $EPOCHS20"
+  [forward_e20]="$KIND=forward optim.lr=2e-3 $EPOCHS20"
+  [forward_ta_e20]="$KIND=forward model.tacotron2.attention.transition_agent=true optim.lr=2e-3 $EPOCHS20"
+  [hard_e20]="$KIND=hard model.tacotron2.attention.anneal_steps=1340 optim.lr=2e-3 $EPOCHS20"
+  [hard_fast_e20]="$KIND=hard model.tacotron2.attention.anneal_steps=670 optim.lr=2e-3 $EPOCHS20"
+  [gmm_e20]="$KIND=gmm optim.lr=2e-3 $EPOCHS20"
+  [dca_e20]="$KIND=dynamic_convolution optim.lr=2e-3 $EPOCHS20"
 )
 
 if [ "${1:-}" = "--evaluate" ]; then
   shift
   for name in "$@"; do
-    out=exp/pilots/$name
+    out=$root/$name
     [ -f "$out/best.pt" ] || { echo "no $out/best.pt: train the pilot first" >&2; exit 2; }
     OMP_NUM_THREADS=1 nohup setsid .venv/bin/tts evaluate --checkpoint "$out/best.pt" --data "$data" --split test \
       --vocoder hifigan --out "$out/eval" > "$out/evaluate.log" 2>&1 &
@@ -40,11 +59,12 @@ if [ "${1:-}" = "--list" ]; then
 fi
 for name in "$@"; do
   overrides=${PILOTS[$name]:?unknown pilot $name (see --list)}
-  out=exp/pilots/$name
+  out=$root/$name
   resume=(); ls "$out"/checkpoint_*.pt >/dev/null 2>&1 && resume=(--resume)
   mkdir -p "$out"
   # shellcheck disable=SC2086
   OMP_NUM_THREADS=1 nohup setsid $PY -m tts.cli train --config configs/attention_study.yaml --data "$data" \
-    --out "$out" --no-progress "${resume[@]+"${resume[@]}"}" $overrides >> "$out/train.log" 2>&1 &
+    --out "$out" --device "$device" --no-progress "${resume[@]+"${resume[@]}"}" $overrides ${EXTRA:-} \
+    >> "$out/train.log" 2>&1 &
   echo "started $name (pid $!): $out/train.log"
 done

@@ -78,9 +78,11 @@ class DynamicConvolutionConfig(AttentionConfig):
 @dataclass
 class StepwiseMonotonicConfig(AttentionConfig):
     """Stepwise monotonic attention (He et al. 2019): ``sigmoid_noise`` added to the energies in
-    training; ``hard_inference`` takes the hard decision at evaluation."""
+    training; ``hard_inference`` takes the hard decision at evaluation; ``energy_bias`` the
+    learned bias r's initial value (He et al.'s reference code starts at 3.5: staying likely)."""
 
     sigmoid_noise: float = bounded(2.0, 0.0)
+    energy_bias: float = 1.0
     hard_inference: bool = True
 
 

@@ -70,6 +70,8 @@ class TrainingRun(Generic[Config]):
         self.rank, self.world_size, local_rank = distributed_env()
         self.device = torch.device(resolve_device(device) if device else
                                    (f"cuda:{local_rank}" if torch.cuda.is_available() else "cpu"))
+        if self.device.type == "cuda" and self.device.index is None:  # "cuda": this process's own GPU
+            self.device = torch.device("cuda", local_rank)
         if self.world_size > 1 and not dist.is_initialized():
             dist.init_process_group("nccl" if self.device.type == "cuda" else "gloo")
         if self.device.type == "cuda":

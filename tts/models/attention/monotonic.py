@@ -183,7 +183,7 @@ class StepwiseMonotonicAttention(ContentAttention):
 
     def __init__(self, config: StepwiseMonotonicConfig, query_dim: int, memory_dim: int):
         super().__init__(config, query_dim, memory_dim)
-        self.energy_bias = nn.Parameter(torch.tensor(1.0))
+        self.energy_bias = nn.Parameter(torch.tensor(float(config.energy_bias)))
 
     def align(self, query: torch.Tensor, state: AttentionState, mask: torch.Tensor) -> tuple[torch.Tensor, AttentionState]:
         energies = self.energies(query, state) + self.energy_bias
