@@ -29,6 +29,17 @@ def client(tiny_experiment):
 def test_health_names_the_voices_and_vocoders(client):
     health = client.get("/health").json()
     assert health["status"] == "ok" and health["voices"] == {"tiny": ["griffin-lim"]} and health["jobs"] == 0
+    assert health["default_vocoders"] == {"tiny": "griffin-lim"}
+
+
+def test_the_default_vocoder_is_the_first_served_not_the_first_in_the_menu(tiny_experiment):
+    """The page preselects ``default_vocoders``: the service's own default, not the alphabetical first."""
+    from tts.serve.app import Service
+
+    synthesizer = load_service({"tiny": str(tiny_experiment / "checkpoint_00000004.pt")}, ["griffin-lim"], "cpu",
+                               Limits()).voices["tiny"]["griffin-lim"]
+    health = Service({"v": {"zeta": synthesizer, "alpha": synthesizer}}, Limits()).describe()
+    assert health["voices"] == {"v": ["alpha", "zeta"]} and health["default_vocoders"] == {"v": "zeta"}
 
 
 def test_synthesize_answers_a_wav_and_json_with_the_figure(client):

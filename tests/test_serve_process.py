@@ -84,13 +84,15 @@ def test_the_page_speaks_a_typed_sentence_in_headless_chromium(server, tmp_path)
         driver.get(f"{base}/")
         wait = WebDriverWait(driver, 120)
         wait.until(lambda d: d.find_element(By.ID, "voice").get_attribute("value") == "tiny")
+        assert driver.find_element(By.ID, "vocoder").get_attribute("value") == "griffin-lim"  # the default
         text = driver.find_element(By.ID, "text")
         text.clear()
         text.send_keys("A cat sat on the mat.")
         driver.find_element(By.ID, "speak").click()
         wait.until(lambda d: "of audio" in d.find_element(By.ID, "status").text or "error" in d.find_element(
             By.ID, "status").text)
-        assert "of audio" in driver.find_element(By.ID, "status").text, driver.find_element(By.ID, "status").text
+        status = driver.find_element(By.ID, "status").text
+        assert "of audio in" in status and "real-time factor" in status and "through griffin-lim" in status, status
         audio = driver.find_element(By.ID, "audio")
         assert audio.get_attribute("src").startswith("data:audio/wav;base64,UklGR")  # base64 of "RIFF"
         # the browser decodes it: a finite positive duration once its metadata loaded

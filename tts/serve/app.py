@@ -159,7 +159,9 @@ class Service:
 
     def describe(self) -> dict[str, Any]:
         return {"status": "ok", "voices": {name: sorted(by_vocoder) for name, by_vocoder in self.voices.items()},
-                "default_voice": self.default_voice, "jobs": self.jobs,
+                "default_voice": self.default_voice,
+                "default_vocoders": {name: next(iter(by_vocoder)) for name, by_vocoder in self.voices.items()},
+                "jobs": self.jobs,
                 "limits": {"max_chars": self.limits.max_chars, "max_jobs": self.limits.max_jobs}}
 
     def parse(self, body: bytes, content_type: str) -> tuple[str, str, str, InferenceConfig]:
