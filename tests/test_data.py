@@ -273,7 +273,8 @@ def test_the_cache_follows_edits_deletions_and_additions(tmp_path):
 
 @pytest.mark.parametrize("content, message", [
     ("A|one.|one.\nB|two.|two.\nA|three.|three.\n", r"metadata.csv:3: id A was already used on line 1"),
-    ("A|one.|one.\nB|two.|two.|extra\n", r"metadata.csv:2: expected 'id\|text\|normalized text', got 4 field"),
+    ("A|one.|one.\nB|two.|two.|spk|extra\n", r"metadata.csv:2: expected 'id\|text\|normalized text' .* got 5 field"),
+    ("A|one.|one.\nB|two.|two.|spk\n", r"metadata.csv:1: no speaker field, where line 2 names one"),
     ("A|one.|one.\n|no id.|no id.\n", r"metadata.csv:2: expected"),
 ])
 def test_bad_metadata_lines_are_named(tmp_path, content, message):

@@ -211,12 +211,35 @@ class Synthesizer:
         wav, lengths = vocoder(torch.from_numpy(mel).to(self.device)[None], None)
         return wav[0, : int(lengths[0])].cpu().numpy()
 
+    @property
+    def speakers(self) -> list[str]:
+        """The speakers a multi-speaker model speaks as (empty for one speaker)."""
+        return list(self.config.model.speakers.names)
+
+    def speaker_index(self, speaker: str | None) -> int | None:
+        """``speaker``'s index in the model's table; a multi-speaker model needs one, a single-speaker
+        model takes none."""
+        names = self.speakers
+        if speaker is not None and not isinstance(speaker, str):
+            raise TTSError(f"a speaker is a name (a string), not {type(speaker).__name__}")
+        if not names:
+            if speaker:
+                raise TTSError(f"this voice has one speaker: drop the speaker ({speaker!r:.60})")
+            return None
+        if not speaker:
+            raise TTSError(f"this voice speaks as {len(names)} speakers: choose one of {', '.join(names)}")
+        if speaker not in names:
+            raise TTSError(f"unknown speaker {speaker!r:.60}: this voice knows {', '.join(names)}")
+        return names.index(speaker)
+
     def __call__(self, texts: str | list[str], settings: InferenceConfig | None = None,
-                 cancel: threading.Event | None = None) -> list[Result]:
+                 cancel: threading.Event | None = None, speaker: str | None = None) -> list[Result]:
         """Synthesize ``texts`` with this synthesizer's settings (or ``settings``, resolved
-        elsewhere). Setting ``cancel`` (from another thread) stops the work between two decoder
-        steps with :class:`~tts.errors.Cancelled`."""
+        elsewhere), as ``speaker`` (a multi-speaker model's :attr:`speakers`). Setting ``cancel``
+        (from another thread) stops the work between two decoder steps with
+        :class:`~tts.errors.Cancelled`."""
         settings = settings or self.settings
+        speaker_index = self.speaker_index(speaker)
         texts = [texts] if isinstance(texts, str) else texts
         if not isinstance(texts, list) or not all(isinstance(t, str) for t in texts):
             wrong = texts if not isinstance(texts, list) else next(t for t in texts if not isinstance(t, str))
@@ -224,16 +247,18 @@ class Synthesizer:
         start = time.perf_counter()
         prepared = [self.prepare(t, settings.split_sentences) for t in texts]
         return self.synthesize_prepared(texts, prepared, settings, frontend_s=time.perf_counter() - start,
-                                        cancel=cancel)
+                                        cancel=cancel, speaker=speaker_index)
 
     @torch.no_grad()
     def synthesize_prepared(self, texts: list[str], prepared: list[list[TokenizedText]],
                             settings: InferenceConfig | None = None, frontend_s: float = 0.0,
-                            cancel: threading.Event | None = None, progress: bool = False) -> list[Result]:
+                            cancel: threading.Event | None = None, progress: bool = False,
+                            speaker: int | None = None) -> list[Result]:
         """Synthesize texts already turned into sentences of tokens by :meth:`prepare` (one list
         per text); ``frontend_s``: the seconds that took, shared out in the results' timings;
         ``cancel``: as for :meth:`__call__`; ``progress``: a progress bar over the sentences and
-        the texts when there is more than one batch of them."""
+        the texts when there is more than one batch of them; ``speaker``: the index
+        :meth:`speaker_index` gives."""
         from tqdm import tqdm
 
         settings = settings or self.settings
@@ -245,7 +270,8 @@ class Synthesizer:
         with tqdm(total=len(flat), desc="decode", unit="sentence", disable=quiet) as bar:
             for b in range(0, len(order), settings.batch_size):
                 chunk = [flat[k] for k in order[b:b + settings.batch_size]]
-                for (ti, si, _), segment in zip(chunk, self._synthesize([c[2] for c in chunk], settings, cancel)):
+                for (ti, si, _), segment in zip(chunk, self._synthesize([c[2] for c in chunk], settings, cancel,
+                                                                        speaker)):
                     segments[(ti, si)] = segment
                 bar.update(len(chunk))
         acoustic_s = time.perf_counter() - t0
@@ -264,13 +290,14 @@ class Synthesizer:
         return results
 
     def _synthesize(self, tokens: list[TokenizedText], settings: InferenceConfig,
-                    cancel: threading.Event | None = None) -> list[Segment]:
+                    cancel: threading.Event | None = None, speaker: int | None = None) -> list[Segment]:
         """One batch of sentences through the acoustic model. Multi-head models show their most
         diagonal encoder-decoder head as the sentence's alignment."""
         ids, lengths = padded_ids([t.ids for t in tokens])
         last_token = torch.tensor([last_spoken(self.tokenizer.ids_to_symbols(t.ids)) for t in tokens])
+        speakers = None if speaker is None else torch.full((len(tokens),), speaker, device=self.device)
         out = self.model.inference(ids.to(self.device), lengths.to(self.device), settings, last_token.to(self.device),
-                                   on_step=stop_when(cancel) if cancel is not None else None)
+                                   on_step=stop_when(cancel) if cancel is not None else None, speakers=speakers)
         r = self.model.reduction_factor
         segments = []
         for i, tok in enumerate(tokens):

@@ -27,6 +27,7 @@ def declare(p: argparse.ArgumentParser) -> None:
     p.add_argument("--data", help="corpus root, for --split")
     add_limit(p)
     p.add_argument("--out", required=True, help="output folder, or a .wav path for a single text")
+    p.add_argument("--speaker", help="who speaks, for a voice of several speakers (an unknown name lists them)")
     add_inference(p)
     p.add_argument("--no-plots", action="store_true")
     p.add_argument("--no-progress", action="store_true", help="no progress bar (shown for more than a batch of sentences)")
@@ -90,6 +91,7 @@ def run(args: argparse.Namespace) -> int:
     else:
         synthesizer = Synthesizer.from_checkpoint(args.checkpoint, device=device(args), int8=args.int8,
                                                   lexicon=args.lexicon, changes=inference_changes(args))
+    speaker = synthesizer.speaker_index(args.speaker)  # checked before any text is said
     settings = synthesizer.settings
     split = settings.split_sentences
     if len(texts) == 1:
@@ -107,7 +109,7 @@ def run(args: argparse.Namespace) -> int:
     compare = {name: vocoding_with(synthesizer, vocoder_for(option, synthesizer.device, synthesizer.config.audio,
                                                             settings.griffin_lim))
                for name, option in zip(names[1:], given[1:])}
-    results = synthesizer.synthesize_prepared(valid, prepared, progress=not args.no_progress)
+    results = synthesizer.synthesize_prepared(valid, prepared, progress=not args.no_progress, speaker=speaker)
     summary = write_outputs(results, args.out, synthesizer.step, plots=not args.no_plots,
                             stop_threshold=settings.stop_threshold, compare=compare,
                             vocoder_name=synthesizer.vocoder_name)

@@ -7,6 +7,7 @@ from typing import Literal
 
 from tts.config.attention import AttentionConfig
 from tts.config.schema import bounded, bounded_list
+from tts.errors import ConfigError
 
 
 @dataclass
@@ -89,6 +90,23 @@ ModelName = Literal["tacotron2", "transformer_tts"]
 
 
 @dataclass
+class SpeakerConfig:
+    """The speakers of a multi-speaker model: ``names`` in the order of its learned table (empty:
+    one speaker, no table; training fills them from a multi-speaker corpus's speaker field), each
+    an ``embedding_dim`` vector that a linear layer adds to every encoder output (ESPnet's
+    ``spk_embed_integration_type: add``)."""
+
+    names: list[str] = field(default_factory=list)
+    embedding_dim: int = bounded(64, 1)
+
+    def __post_init__(self) -> None:
+        repeated = sorted({name for name in self.names if self.names.count(name) > 1})
+        if repeated or any(not isinstance(name, str) or not name.strip() for name in self.names):
+            raise ConfigError.for_key("names", f"must be distinct, non-empty names (repeated: {', '.join(repeated)})"
+                                      if repeated else "must be non-empty names")
+
+
+@dataclass
 class ModelConfig:
     """Which acoustic model to build (``tacotron2`` or ``transformer_tts``) and its sizes.
     ``go_frame`` is the decoder's input before the first frame: all zeros (a loud frame in
@@ -96,6 +114,7 @@ class ModelConfig:
 
     name: ModelName = "tacotron2"
     go_frame: Literal["zeros", "silence"] = "zeros"
+    speakers: SpeakerConfig = field(default_factory=SpeakerConfig)
     tacotron2: Tacotron2Config = field(default_factory=Tacotron2Config)
     transformer_tts: TransformerTTSConfig = field(default_factory=TransformerTTSConfig)
 

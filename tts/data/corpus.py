@@ -3,8 +3,13 @@
 ```
 <root>/wavs/<id>.wav
 <root>/metadata.csv           id|text|normalized text   (LJSpeech format; quotes are literal)
+                              id|text|normalized text|speaker   (a corpus of several speakers)
 <root>/splits/{train,val,test}.txt   one id per line
 ```
+
+A multi-speaker corpus names each line's speaker in a fourth field, on every line: LJSpeech's
+layout extended as Coqui TTS's multi-speaker LJSpeech-style formatters extend it, with the
+information of ESPnet's ``utt2spk`` (one speaker per utterance) in the same file.
 """
 
 from __future__ import annotations
@@ -26,6 +31,7 @@ class Utterance:
     id: str
     text: str
     normalized: str
+    speaker: str = ""
 
     def wav_path(self, root: str | Path) -> Path:
         return Path(root) / "wavs" / f"{self.id}.wav"
@@ -61,13 +67,17 @@ def read_metadata(root: str | Path) -> list[Utterance]:
                        f"convert the file to UTF-8") from None
     utterances: list[Utterance] = []
     seen: dict[str, int] = {}
+    speaker_lines: dict[bool, int] = {}  # with / without a speaker field → the first such line
     for line_no, line in enumerate(lines, 1):
         if not line.strip():
             continue
         fields = line.split("|")
-        if not 2 <= len(fields) <= 3 or not fields[0].strip():
-            raise TTSError(f"{path}:{line_no}: expected 'id|text|normalized text', got {len(fields)} field(s) in "
-                           f"{line[:60]!r}")
+        if not 2 <= len(fields) <= 4 or not fields[0].strip():
+            raise TTSError(f"{path}:{line_no}: expected 'id|text|normalized text' (and '|speaker' in a corpus of "
+                           f"several speakers), got {len(fields)} field(s) in {line[:60]!r}")
+        speaker = fields[3].strip() if len(fields) == 4 else ""
+        if len(fields) == 4 and not speaker:
+            raise TTSError(f"{path}:{line_no}: the speaker field is empty in {line[:60]!r}")
         uid = fields[0].strip()
         if not SAFE_ID.fullmatch(uid):
             raise TTSError(f"{path}:{line_no}: id {uid!r} is not a plain file name (it names wavs/<id>.wav and the "
@@ -78,16 +88,25 @@ def read_metadata(root: str | Path) -> list[Utterance]:
         seen[uid] = line_no
         text = fields[1]
         normalized = fields[2] if len(fields) > 2 and fields[2].strip() else text
-        utterances.append(Utterance(uid, text, normalized))
+        utterances.append(Utterance(uid, text, normalized, speaker))
+        speaker_lines.setdefault(bool(speaker), line_no)
     if not utterances:
         raise TTSError(f"{path} holds no utterance (only empty lines): nothing to read; expected "
                        f"'id|text|normalized text' lines")
+    if len(speaker_lines) == 2:
+        raise TTSError(f"{path}:{speaker_lines[False]}: no speaker field, where line {speaker_lines[True]} names one: "
+                       f"in a corpus of several speakers every line ends in '|speaker'")
     return utterances
 
 
 def write_metadata(root: str | Path, utterances: list[Utterance]) -> None:
-    lines = [f"{u.id}|{u.text}|{u.normalized}" for u in utterances]
+    lines = [f"{u.id}|{u.text}|{u.normalized}" + (f"|{u.speaker}" if u.speaker else "") for u in utterances]
     (Path(root) / "metadata.csv").write_text("\n".join(lines) + "\n", encoding="utf-8")
+
+
+def corpus_speakers(root: str | Path) -> dict[str, str]:
+    """Utterance id → speaker name of a multi-speaker corpus; empty for a corpus of one speaker."""
+    return {u.id: u.speaker for u in read_metadata(root) if u.speaker}
 
 
 def make_splits(ids: list[str], n_val: int, n_test: int, seed: int) -> dict[str, list[str]]:
@@ -98,6 +117,22 @@ def make_splits(ids: list[str], n_val: int, n_test: int, seed: int) -> dict[str,
     random.Random(seed).shuffle(shuffled)
     return {"test": sorted(shuffled[:n_test]), "val": sorted(shuffled[n_test:n_test + n_val]),
             "train": sorted(shuffled[n_test + n_val:])}
+
+
+def make_speaker_splits(speaker_of: dict[str, str], n_val: int, n_test: int, seed: int) -> dict[str, list[str]]:
+    """:func:`make_splits` within each speaker (``n_val`` and ``n_test`` per speaker), merged: every
+    speaker is held out equally and trains on the rest of its utterances."""
+    by_speaker: dict[str, list[str]] = {}
+    for uid, speaker in speaker_of.items():
+        by_speaker.setdefault(speaker, []).append(uid)
+    merged: dict[str, list[str]] = {name: [] for name in SPLITS}
+    for speaker, ids in sorted(by_speaker.items()):
+        if n_val + n_test >= len(ids):
+            raise TTSError(f"speaker {speaker} has {len(ids)} utterances: too few to hold out {n_val} val + "
+                           f"{n_test} test and train on the rest")
+        for name, part in make_splits(ids, n_val, n_test, seed).items():
+            merged[name].extend(part)
+    return {name: sorted(ids) for name, ids in merged.items()}
 
 
 def write_splits(root: str | Path, splits: dict[str, list[str]]) -> None:

@@ -14,9 +14,9 @@ import numpy as np
 import torch
 from torch.utils.data import DataLoader, Dataset, Sampler
 
-from tts.config import DataConfig
-from tts.data.corpus import read_split
-from tts.data.features import read_manifest
+from tts.config import DataConfig, ExperimentConfig
+from tts.data.corpus import corpus_speakers, read_split
+from tts.data.features import feature_dir, read_manifest
 from tts.errors import TTSError
 
 
@@ -32,6 +32,7 @@ class Batch:
     mel_lengths: torch.Tensor
     stop_targets: torch.Tensor
     utterance_ids: list[str]
+    speakers: torch.Tensor | None = None
 
     def to(self, device: torch.device | str) -> "Batch":
         moved = {f.name: getattr(self, f.name) for f in fields(self)}
@@ -45,8 +46,10 @@ class Batch:
         indices = torch.nonzero(keep).flatten()
         picked = {f.name: getattr(self, f.name) for f in fields(self)}
         for name, value in picked.items():
-            picked[name] = (value[indices.to(value.device)] if isinstance(value, torch.Tensor)
-                            else [value[i] for i in indices.tolist()])
+            if isinstance(value, torch.Tensor):
+                picked[name] = value[indices.to(value.device)]
+            elif value is not None:
+                picked[name] = [value[i] for i in indices.tolist()]
         return Batch(**picked)
 
     @property
@@ -66,9 +69,12 @@ class Batch:
 
 class FeatureDataset(Dataset):
     """Items of one split from a feature cache: ``(id, ids (T_text,), mel (n_mels, T_mel))``.
-    ``pad_value`` is the log-mel of silence under the cache's audio settings."""
+    ``pad_value`` is the log-mel of silence under the cache's audio settings. With ``speakers``
+    (a multi-speaker model's names, in table order) each batch carries its items' speaker indices,
+    read from the corpus's speaker field."""
 
-    def __init__(self, cache: str | Path, corpus_root: str | Path, split: str, limit: int | None = None):
+    def __init__(self, cache: str | Path, corpus_root: str | Path, split: str, limit: int | None = None,
+                 speakers: list[str] | None = None):
         self.cache = Path(cache)
         manifest = {m["id"]: m for m in read_manifest(cache)}
         self.pad_value = math.log(json.loads((self.cache / "settings.json").read_text())["audio"]["log_floor"])
@@ -76,6 +82,12 @@ class FeatureDataset(Dataset):
         self.entries = [manifest[i] for i in wanted if i in manifest]
         if not self.entries:
             raise TTSError(f"split '{split}' has no utterances with features in {cache}")
+        self.speaker_index = speaker_indices(corpus_root, [e["id"] for e in self.entries], speakers) if speakers else None
+
+    @classmethod
+    def of(cls, root: str | Path, config: ExperimentConfig, split: str, limit: int | None = None) -> "FeatureDataset":
+        """The split of the corpus at ``root`` in the features ``config`` defines, with its model's speakers."""
+        return cls(feature_dir(root, config.audio, config.text), root, split, limit, config.model.speakers.names)
 
     def __len__(self) -> int:
         return len(self.entries)
@@ -87,7 +99,7 @@ class FeatureDataset(Dataset):
     def collate(self, reduction_factor: int, pad_mels_with: str = "silence") -> "Collate":
         """The :class:`Collate` for this dataset's items at reduction factor r, padding mels with
         silence (the cache's ``log(log_floor)``) or zeros."""
-        return Collate(reduction_factor, self.pad_value if pad_mels_with == "silence" else 0.0)
+        return Collate(reduction_factor, self.pad_value if pad_mels_with == "silence" else 0.0, self.speaker_index)
 
     def __getitem__(self, index: int) -> tuple[str, torch.Tensor, torch.Tensor]:
         uid = self.entries[index]["id"]
@@ -102,11 +114,12 @@ class Collate:
     Padded mel frames hold ``pad_value``, the log-mel of silence (``AudioConfig.silence``), not zero.
     """
 
-    def __init__(self, reduction_factor: int, pad_value: float):
+    def __init__(self, reduction_factor: int, pad_value: float, speaker_index: dict[str, int] | None = None):
         if reduction_factor < 1:
             raise TTSError(f"reduction factor must be >= 1, got {reduction_factor}")
         self.r = reduction_factor
         self.pad_value = pad_value
+        self.speaker_index = speaker_index
 
     def __call__(self, items: list[tuple[str, torch.Tensor, torch.Tensor]]) -> Batch:
         items = sorted(items, key=lambda it: len(it[1]), reverse=True)
@@ -121,7 +134,24 @@ class Collate:
             ids[i, : len(tokens)] = tokens
             mels[i, :, : mel.shape[1]] = mel
             stop[i, mel.shape[1] - 1:] = 1.0
-        return Batch(ids, text_lengths, mels, mel_lengths, stop, [it[0] for it in items])
+        uids = [it[0] for it in items]
+        speakers = (torch.tensor([self.speaker_index[uid] for uid in uids]) if self.speaker_index is not None
+                    else None)
+        return Batch(ids, text_lengths, mels, mel_lengths, stop, uids, speakers)
+
+
+def speaker_indices(corpus_root: str | Path, ids: list[str], speakers: list[str]) -> dict[str, int]:
+    """Utterance id → index of its speaker in ``speakers`` (a model's table) for each of ``ids``."""
+    speaker_of = corpus_speakers(corpus_root)
+    if not speaker_of:
+        raise TTSError(f"the model speaks as {len(speakers)} speakers but {corpus_root}/metadata.csv names none: "
+                       f"a multi-speaker corpus ends each line in '|speaker'")
+    index = {name: i for i, name in enumerate(speakers)}
+    unknown = sorted({speaker_of[uid] for uid in ids if speaker_of[uid] not in index})
+    if unknown:
+        raise TTSError(f"speaker(s) {', '.join(unknown)} of {corpus_root} are not among the model's "
+                       f"({', '.join(speakers)})")
+    return {uid: index[speaker_of[uid]] for uid in ids}
 
 
 class EpochBatchSampler(Sampler[list[int]]):

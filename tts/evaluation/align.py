@@ -24,7 +24,7 @@ import numpy as np
 import torch
 
 from tts.checkpoint import LoadedModel
-from tts.data import FeatureDataset, batch_loader, feature_dir, require_corpus
+from tts.data import FeatureDataset, batch_loader, require_corpus
 from tts.data.timings import TIMINGS_DIR
 from tts.data.token_timings import TrueIntervals
 from tts.errors import TTSError
@@ -51,7 +51,7 @@ def align_corpus(loaded: LoadedModel, data_root: str | Path, out: str | Path, sp
     out = check_out_folder(out)
     root = require_corpus(data_root)
     config, model = loaded.config, loaded.model.to(device).eval()
-    dataset = FeatureDataset(feature_dir(root, config.audio, config.text), root, split, limit)
+    dataset = FeatureDataset.of(root, config, split, limit)
     data = dataclasses.replace(config.data, num_workers=0)
     r = model.reduction_factor
     loader = batch_loader(dataset, data, r, config.data.max_frames_per_batch, config.train.seed, shuffle=False)

@@ -13,7 +13,7 @@ import torch
 
 from tts import checkpoint
 from tts.config import resolve_inference
-from tts.data import FeatureDataset, feature_dir
+from tts.data import FeatureDataset
 from tts.errors import TTSError
 from tts.fileio import writable_folder
 from tts.metrics import AttentionReport, attention_report
@@ -44,7 +44,7 @@ def teacher_forced(loaded: checkpoint.LoadedModel, data_root: str | Path, uttera
                    split: str = "val") -> Panel:
     """Alignment, predicted/target mel and stop curve of a corpus utterance under teacher forcing."""
     config, model = loaded.config, loaded.model
-    dataset = FeatureDataset(feature_dir(data_root, config.audio, config.text), data_root, split)
+    dataset = FeatureDataset.of(data_root, config, split)
     index = {e["id"]: i for i, e in enumerate(dataset.entries)}
     if utterance not in index:
         raise TTSError(f"utterance {utterance} is not in the '{split}' split with features "

@@ -19,7 +19,7 @@ from typing import Any
 import yaml
 
 from tts.audio import edge_silence
-from tts.data import FeatureDataset, feature_dir, require_corpus
+from tts.data import FeatureDataset, require_corpus
 from tts.data.engines import check_engine, speak
 from tts.errors import TTSError
 from tts.evaluation.scoring import Item, Meters, Scored, score, summarize, write_tables
@@ -55,7 +55,7 @@ def longest_training_utterance(synthesizer: Synthesizer, data_root: str | Path |
         return DEFAULT_LONGEST_TOKENS
     root = require_corpus(data_root)
     config = synthesizer.config
-    dataset = FeatureDataset(feature_dir(root, config.audio, config.text), root, "train")
+    dataset = FeatureDataset.of(root, config, "train")
     return max(entry["n_tokens"] for entry in dataset.entries)
 
 

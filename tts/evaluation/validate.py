@@ -10,7 +10,7 @@ from pathlib import Path
 import torch
 
 from tts.checkpoint import LoadedModel
-from tts.data import FeatureDataset, batch_loader, feature_dir, read_metadata, require_corpus
+from tts.data import FeatureDataset, batch_loader, read_metadata, require_corpus
 from tts.data.token_timings import TrueIntervals
 from tts.errors import TTSError
 from tts.metrics import ErrorCounts, Recognizer, error_counts
@@ -32,7 +32,7 @@ def validate_checkpoint(loaded: LoadedModel, data_root: str | Path, split: str =
     config, model = loaded.config, loaded.model.to(device)
     if limit is not None and limit < 1:
         raise TTSError(f"--limit must be at least 1, got {limit}")
-    dataset = FeatureDataset(feature_dir(root, config.audio, config.text), root, split, limit)
+    dataset = FeatureDataset.of(root, config, split, limit)
     data = dataclasses.replace(config.data, num_workers=0)  # a one-off pass: worker start-up costs more than it saves
     loader = batch_loader(dataset, data, model.reduction_factor, config.data.max_frames_per_batch,
                           config.train.seed, shuffle=False)

@@ -24,7 +24,7 @@ from typing import Any, Callable, Protocol
 import torch
 from torch import nn
 
-from tts.config import AudioConfig, InferenceConfig
+from tts.config import AudioConfig, InferenceConfig, SpeakerConfig
 from tts.errors import Cancelled, TTSError
 from tts.models.layers import Postnet, sequence_mask
 from tts.models.outputs import InferenceOutput, ModelOutput
@@ -83,7 +83,8 @@ class Decodable(Protocol):
     @property
     def reduction_factor(self) -> int: ...
 
-    def encode(self, ids: torch.Tensor, lengths: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]: ...
+    def encode(self, ids: torch.Tensor, lengths: torch.Tensor,
+               speakers: torch.Tensor | None = None) -> tuple[torch.Tensor, torch.Tensor]: ...
 
     def init_decoder(self, memory: torch.Tensor, mask: torch.Tensor) -> Any: ...
 
@@ -116,6 +117,17 @@ class AutoregressiveTTS(nn.Module):
         self.go_value = audio.silence if go_frame == "silence" else 0.0
         self.r = reduction_factor
         self.max_r = max(reduction_factor, max_reduction_factor)
+        self.speaker_names: list[str] = []
+        self.speaker_table: nn.Embedding | None = None
+        self.speaker_projection: nn.Linear | None = None
+
+    def set_speakers(self, speakers: SpeakerConfig) -> None:
+        """Give the model a learned table of ``speakers.names`` (none: one speaker), each vector
+        projected to :attr:`memory_dim` and added to every encoder output; before any training."""
+        self.speaker_names = list(speakers.names)
+        if self.speaker_names:
+            self.speaker_table = nn.Embedding(len(self.speaker_names), speakers.embedding_dim)
+            self.speaker_projection = nn.Linear(speakers.embedding_dim, self.memory_dim)
 
     # ------------------------------------------------------------------ what a model supplies
     @property
@@ -134,6 +146,11 @@ class AutoregressiveTTS(nn.Module):
         if module is None:
             raise NotImplementedError(f"{type(self).__name__} assigns no {name}")
         return module
+
+    @property
+    def memory_dim(self) -> int:
+        """The width D of the encoder's outputs (``memory (B, T_text, D)``)."""
+        raise NotImplementedError
 
     def encode_tokens(self, ids: torch.Tensor, mask: torch.Tensor) -> torch.Tensor:
         """ids ``(B, T_text)``, mask ``(B, T_text)`` → memory ``(B, T_text, D)``."""
@@ -183,11 +200,29 @@ class AutoregressiveTTS(nn.Module):
             raise TTSError(f"reduction factor {r} outside 1..{self.max_r} (raise the model's max_reduction_factor)")
         self.r = r
 
-    def encode(self, ids: torch.Tensor, lengths: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
-        """Checked ids ``(B, T_text)`` → memory ``(B, T_text, D)`` and mask ``(B, T_text)``."""
+    def encode(self, ids: torch.Tensor, lengths: torch.Tensor,
+               speakers: torch.Tensor | None = None) -> tuple[torch.Tensor, torch.Tensor]:
+        """Checked ids ``(B, T_text)`` → memory ``(B, T_text, D)`` and mask ``(B, T_text)``; a
+        multi-speaker model adds each item's speaker (``speakers (B,)``, indices into
+        :attr:`speaker_names`) to its memory."""
         check_ids(ids, lengths, self.n_symbols)
         mask = sequence_mask(lengths, ids.shape[1])
-        return self.encode_tokens(ids, mask), mask
+        return self.add_speakers(self.encode_tokens(ids, mask), speakers), mask
+
+    def add_speakers(self, memory: torch.Tensor, speakers: torch.Tensor | None) -> torch.Tensor:
+        """memory ``(B, T_text, D)`` with each item's speaker vector added (speakers ``(B,)``)."""
+        if self.speaker_table is None or self.speaker_projection is None:
+            if speakers is not None:
+                raise TTSError("this model has one speaker: it takes no speaker")
+            return memory
+        if speakers is None:
+            raise TTSError(f"this model speaks as {len(self.speaker_names)} speakers: choose one of "
+                           f"{', '.join(self.speaker_names)}")
+        if speakers.shape != (memory.shape[0],) or bool((speakers < 0).any()) or bool(
+                (speakers >= len(self.speaker_names)).any()):
+            raise TTSError(f"speakers must be one index in [0, {len(self.speaker_names)}) per item, "
+                           f"got {speakers.tolist()}")
+        return memory + self.speaker_projection(self.speaker_table(speakers)).unsqueeze(1).to(memory.dtype)
 
     def decoder_inputs(self, mels: torch.Tensor) -> torch.Tensor:
         """Teacher forcing: mels ``(B, n_mels, T_mel)`` → the input frame of every step
@@ -208,7 +243,7 @@ class AutoregressiveTTS(nn.Module):
         """Teacher forcing on a :class:`tts.data.Batch` through :meth:`decoder_step`, one step at a
         time: the definition a model's own (faster) ``forward`` must equal, and teacher forcing for
         models whose layers the fast path cannot read (int8)."""
-        memory, mask = self.encode(batch.ids, batch.text_lengths)
+        memory, mask = self.encode(batch.ids, batch.text_lengths, batch.speakers)
         state = self.init_decoder(memory, mask)
         hiddens, alignments, heads = [], [], []
         for frame in self.decoder_inputs(batch.mels).unbind(1):
@@ -246,10 +281,10 @@ class AutoregressiveTTS(nn.Module):
     @torch.no_grad()
     def inference(self, ids: torch.Tensor, lengths: torch.Tensor | None = None,
                   settings: InferenceConfig | None = None, last_token: torch.Tensor | None = None,
-                  on_step: StepCallback | None = None) -> InferenceOutput:
+                  on_step: StepCallback | None = None, speakers: torch.Tensor | None = None) -> InferenceOutput:
         """Batched free-running synthesis (:func:`decode`) with ``settings`` (default:
         :class:`InferenceConfig`'s defaults), used as given."""
-        return decode(self, ids, lengths, settings or InferenceConfig(), last_token, on_step)
+        return decode(self, ids, lengths, settings or InferenceConfig(), last_token, on_step, speakers)
 
 
 class StopTracker:
@@ -308,19 +343,20 @@ def attention_window(alignment: torch.Tensor, text_mask: torch.Tensor, back: int
 @torch.no_grad()
 def decode(model: Decodable, ids: torch.Tensor, lengths: torch.Tensor | None,
            settings: InferenceConfig, last_token: torch.Tensor | None = None,
-           on_step: StepCallback | None = None) -> InferenceOutput:
+           on_step: StepCallback | None = None, speakers: torch.Tensor | None = None) -> InferenceOutput:
     """The free-running loop: ids ``(B, T_text)`` (or ``(T_text,)``), lengths ``(B,)`` → mel, stop
     probabilities, alignments and lengths; each item stops on its own (:class:`StopTracker`;
     ``hit_limit`` marks the items its step limit ended). With ``settings.attention_window = [back, ahead]``
     every step after the first may attend only around the previous step's peak. ``last_token``
     ``(B,)`` is each item's last spoken token (default: its last token), for
     ``settings.stop_after_last_token``. ``on_step``, when given, hears each step's frames
-    ``(B, r, n_mels)`` (before the postnet) as they come (streaming synthesis listens here)."""
+    ``(B, r, n_mels)`` (before the postnet) as they come (streaming synthesis listens here).
+    ``speakers`` ``(B,)``: each item's speaker, for a multi-speaker model."""
     if ids.dim() == 1:
         ids = ids.unsqueeze(0)
     if lengths is None:
         lengths = torch.full((ids.shape[0],), ids.shape[1], dtype=torch.long, device=ids.device)
-    memory, mask = model.encode(ids, lengths)
+    memory, mask = model.encode(ids, lengths, speakers)
     batch, r = ids.shape[0], model.reduction_factor
     tracker = StopTracker(lengths, r, settings, last_token)
     state = model.init_decoder(memory, mask)

@@ -37,5 +37,8 @@ def model_class(name: str) -> Callable[..., AutoregressiveTTS]:
 
 def build_model(config: ModelConfig, n_symbols: int, audio: AudioConfig | None = None) -> AutoregressiveTTS:
     """The model named ``config.name``, sized by its section of the config, for ``n_symbols``
-    input symbols and the mel definition of ``audio`` (default: :class:`AudioConfig`)."""
-    return model_class(config.name)(config.active, n_symbols, audio or AudioConfig(), config.go_frame)
+    input symbols and the mel definition of ``audio`` (default: :class:`AudioConfig`), with the
+    speaker table of ``config.speakers``."""
+    model = model_class(config.name)(config.active, n_symbols, audio or AudioConfig(), config.go_frame)
+    model.set_speakers(config.speakers)
+    return model

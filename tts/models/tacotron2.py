@@ -190,6 +190,10 @@ class Tacotron2(AutoregressiveTTS):
         self.postnet.xavier_initialization()
 
     @property
+    def memory_dim(self) -> int:
+        return self.config.encoder_lstm_dim
+
+    @property
     def attention_name(self) -> str:
         return self.config.attention.kind
 
@@ -220,7 +224,7 @@ class Tacotron2(AutoregressiveTTS):
 
     def forward(self, batch) -> ModelOutput:
         """Teacher forcing on a :class:`tts.data.Batch`."""
-        memory, mask = self.encode(batch.ids, batch.text_lengths)
+        memory, mask = self.encode(batch.ids, batch.text_lengths, batch.speakers)
         hidden, alignments = self.decoder(memory, mask, self.decoder_inputs(batch.mels))
         mel_before = self.unfold_frames(hidden)
         return ModelOutput(mel_before, self.refine(mel_before, batch.mel_lengths),

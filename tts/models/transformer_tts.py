@@ -207,6 +207,10 @@ class TransformerTTS(AutoregressiveTTS):
             raise TTSError(f"guided_heads {c.guided_heads} name a head outside 0..{c.heads - 1}")
 
     @property
+    def memory_dim(self) -> int:
+        return self.config.d_model
+
+    @property
     def attention_name(self) -> str:
         return f"{self.config.heads}-head encoder-decoder"
 
@@ -251,7 +255,7 @@ class TransformerTTS(AutoregressiveTTS):
 
     # ------------------------------------------------------------------ teacher forcing
     def forward(self, batch) -> ModelOutput:
-        memory, mask = self.encode(batch.ids, batch.text_lengths)
+        memory, mask = self.encode(batch.ids, batch.text_lengths, batch.speakers)
         inputs = self.decoder_inputs(batch.mels)
         steps = inputs.shape[1]
         x = self.decoder_position(self.decoder_projection(self.decoder_prenet(inputs)))

@@ -2,7 +2,8 @@
 
 The folder holds five graphs and a manifest:
 
-* ``encoder.onnx``: ids ``(B, T_text)`` int64, lengths ``(B,)`` → memory ``(B, T_text, D)``;
+* ``encoder.onnx``: ids ``(B, T_text)`` int64, lengths ``(B,)`` (and, for a multi-speaker model,
+  speakers ``(B,)`` int64: indices into the manifest's ``model.speakers``) → memory ``(B, T_text, D)``;
 * ``init.onnx``: memory, lengths → the decoder state before the first step, as named tensors;
 * ``step.onnx``: one free-running step with its heads: the previous frame ``(B, n_mels)``, the
   attention window ``(B, T_text)`` bool (the text mask when there is none) and the state →
@@ -53,8 +54,8 @@ class EncoderGraph(nn.Module):
         super().__init__()
         self.model = model
 
-    def forward(self, ids: torch.Tensor, lengths: torch.Tensor) -> torch.Tensor:
-        return self.model.encode_tokens(ids, sequence_mask(lengths, ids.shape[1]))
+    def forward(self, ids: torch.Tensor, lengths: torch.Tensor, speakers: torch.Tensor | None = None) -> torch.Tensor:
+        return self.model.add_speakers(self.model.encode_tokens(ids, sequence_mask(lengths, ids.shape[1])), speakers)
 
 
 class InitGraph(nn.Module):
@@ -134,8 +135,9 @@ def export_onnx(loaded: LoadedModel, vocoder: Vocoder | None, vocoder_name: str,
         raise TTSError(f"--out {out} exists and is not an earlier ONNX export: give a new folder")
     model = loaded.model.cpu().eval()
     ids, lengths = _example(model)
+    speakers = torch.tensor([0, len(model.speaker_names) - 1]) if model.speaker_names else None
     with torch.no_grad():
-        memory, mask = model.encode(ids, lengths)
+        memory, mask = model.encode(ids, lengths, speakers)
         initial = model.init_decoder(memory, mask).tensors()
         names = list(initial)
         # trace a step in the middle of an utterance (non-empty caches, a moved alignment)
@@ -153,8 +155,9 @@ def export_onnx(loaded: LoadedModel, vocoder: Vocoder | None, vocoder_name: str,
     staging = Path(tempfile.mkdtemp(prefix=f".{out.name}.", dir=parent))
     try:
         what = f"{type(model).__name__} with {model.attention_name} attention"
-        _write_graph(EncoderGraph(model), (ids, lengths), staging / "encoder.onnx", ["ids", "lengths"], ["memory"],
-                     f"the encoder of {what}")
+        encoder_inputs = (ids, lengths) if speakers is None else (ids, lengths, speakers)
+        _write_graph(EncoderGraph(model), encoder_inputs, staging / "encoder.onnx",
+                     ["ids", "lengths", "speakers"][:len(encoder_inputs)], ["memory"], f"the encoder of {what}")
         _write_graph(InitGraph(model), (memory, lengths), staging / "init.onnx", ["memory", "lengths"], names,
                      f"the decoder state of {what}")
         attended = ["alignment", "heads"] if heads else ["alignment"]
@@ -169,7 +172,8 @@ def export_onnx(loaded: LoadedModel, vocoder: Vocoder | None, vocoder_name: str,
             "config": to_dict(loaded.config), "symbols": loaded.inventory.to_dict(),
             "model": {"n_symbols": model.n_symbols, "n_mels": model.n_mels, "reduction_factor": model.reduction_factor,
                       "go_value": model.go_value, "mel_pad_value": model.mel_pad_value,
-                      "postnet_context_frames": model.postnet.context_frames, "attention": model.attention_name},
+                      "postnet_context_frames": model.postnet.context_frames, "attention": model.attention_name,
+                      "speakers": model.speaker_names},
             "state": names, "carried": carried, "heads": heads, "vocoder": None}
         if vocoder is not None and not isinstance(vocoder, GriffinLim):
             vocoder = vocoder.cpu().eval()

@@ -83,7 +83,10 @@ class OnnxAcousticModel:
         if set(self.carried) - set(state):
             raise TTSError(f"{manifest.path}: 'carried' names state the 'state' list lacks: export again")
         attended = ["alignment", "heads"] if self.heads else ["alignment"]
-        self.encoder = _Graph(folder / "encoder.onnx", threads, ["ids", "lengths"], ["memory"])
+        # exports made before speakers existed have none
+        self.speakers = manifest.names("model", "speakers") if "speakers" in manifest.get("model") else []
+        self.encoder = _Graph(folder / "encoder.onnx", threads, ["ids", "lengths"] + (["speakers"] if self.speakers else []),
+                              ["memory"])
         self.init = _Graph(folder / "init.onnx", threads, ["memory", "lengths"], state)
         self.decoder_step = _Graph(folder / "step.onnx", threads, ["frame", "window", *state],
                                    ["frames", "stop_prob", *attended, *(NEXT + name for name in self.carried)])
@@ -93,9 +96,14 @@ class OnnxAcousticModel:
     def reduction_factor(self) -> int:
         return self.r
 
-    def encode(self, ids: torch.Tensor, lengths: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
+    def encode(self, ids: torch.Tensor, lengths: torch.Tensor,
+               speakers: torch.Tensor | None = None) -> tuple[torch.Tensor, torch.Tensor]:
         check_ids(ids, lengths, self.n_symbols)
-        return self.encoder(ids=ids, lengths=lengths)["memory"], sequence_mask(lengths, ids.shape[1])
+        if (speakers is None) != (not self.speakers):
+            raise TTSError(f"this export speaks as {len(self.speakers)} speakers: choose one of {', '.join(self.speakers)}"
+                           if self.speakers else "this export has one speaker: it takes no speaker")
+        feed = {"ids": ids, "lengths": lengths} | ({"speakers": speakers} if speakers is not None else {})
+        return self.encoder(**feed)["memory"], sequence_mask(lengths, ids.shape[1])
 
     def init_decoder(self, memory: torch.Tensor, mask: torch.Tensor) -> OnnxState:
         return OnnxState(self.init(memory=memory, lengths=mask.sum(dim=1)), mask)
@@ -111,10 +119,11 @@ class OnnxAcousticModel:
 
     def inference(self, ids: torch.Tensor, lengths: torch.Tensor | None = None,
                   settings: InferenceConfig | None = None, last_token: torch.Tensor | None = None,
-                  on_step: StepCallback | None = None) -> InferenceOutput:
+                  on_step: StepCallback | None = None, speakers: torch.Tensor | None = None) -> InferenceOutput:
         """The free-running loop of :func:`tts.models.decoding.decode`, on the exported graphs."""
         return decode(self, ids.cpu(), None if lengths is None else lengths.cpu(), settings or InferenceConfig(),
-                      None if last_token is None else last_token.cpu(), on_step)
+                      None if last_token is None else last_token.cpu(), on_step,
+                      None if speakers is None else speakers.cpu())
 
 
 class OnnxVocoder(Vocoder):

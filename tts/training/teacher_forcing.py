@@ -60,7 +60,7 @@ def teacher_forced_mels(acoustic_checkpoint: str | Path, corpus_root: str | Path
         model = loaded.model
         data = DataConfig(max_batch_size=16, num_workers=0)
         for split in splits:
-            dataset = FeatureDataset(cache, corpus_root, split)
+            dataset = FeatureDataset(cache, corpus_root, split, speakers=model.speaker_names)
             loader = batch_loader(dataset, data, model.reduction_factor, data.max_frames_per_batch, seed=0,
                                   shuffle=False)
             for batch in tqdm(loader, desc=f"teacher-forced mels ({split})", unit="batch", disable=not progress):

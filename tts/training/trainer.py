@@ -19,8 +19,9 @@ import torch.distributed as dist
 from torch.nn.parallel import DistributedDataParallel
 
 from tts import checkpoint
-from tts.config import ExperimentConfig
+from tts.config import ExperimentConfig, replaced
 from tts.data import FeatureDataset, batch_loader, feature_dir, read_manifest, require_corpus
+from tts.data.corpus import corpus_speakers
 from tts.data.token_timings import TrueIntervals
 from tts.errors import TTSError
 from tts.models import build_model
@@ -43,13 +44,15 @@ class Trainer(TrainingRun[ExperimentConfig]):
                  resume: bool | str = False, device: str | None = None, progress: bool = True):
         super().__init__(config, exp_dir, device, progress)
         self.data_root = require_corpus(data_root)
+        self.config = config = with_corpus_speakers(config, self.data_root)
         self.cache = feature_dir(self.data_root, config.audio, config.text)
         read_manifest(self.cache)  # fails with a clear line when features are missing
         self.inventory = SymbolInventory.for_text(config.text)
         self.tokenizer = Tokenizer.for_config(config.text, self.inventory)
         self._check_r_schedule()
-        self.train_set = FeatureDataset(self.cache, self.data_root, "train")
-        self.val_set = FeatureDataset(self.cache, self.data_root, "val")
+        speakers = config.model.speakers.names
+        self.train_set = FeatureDataset(self.cache, self.data_root, "train", speakers=speakers)
+        self.val_set = FeatureDataset(self.cache, self.data_root, "val", speakers=speakers)
 
         torch.manual_seed(config.train.seed)
         self.model = build_model(config.model, len(self.inventory), config.audio).to(self.device)
@@ -352,3 +355,19 @@ class Trainer(TrainingRun[ExperimentConfig]):
             assert self.renderer is not None, "the main process renders"
             self.renderer(self.model, examples, self.state.step, metrics["loss"])
         return metrics["loss"]
+
+
+def with_corpus_speakers(config: ExperimentConfig, root: Path) -> ExperimentConfig:
+    """``config`` with ``model.speakers.names`` filled from a multi-speaker corpus (sorted) when it
+    names none; a config that names speakers needs a corpus that names them."""
+    speaker_of = corpus_speakers(root)
+    names = config.model.speakers.names
+    if names and not speaker_of:
+        raise TTSError(f"model.speakers.names lists {len(names)} speakers but {root}/metadata.csv names none: "
+                       f"a multi-speaker corpus ends each line in '|speaker'")
+    if names or not speaker_of:
+        return config
+    found = sorted(set(speaker_of.values()))
+    log.info("a corpus of %d speakers: %s (model.speakers.names)", len(found), ", ".join(found))
+    return replaced(config, "", {"model.speakers.names": found})
+

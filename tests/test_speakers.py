@@ -1,0 +1,150 @@
+"""Many voices: the speaker field of a corpus, speaker-balanced splits, the learned speaker table of
+Tacotron2 and Transformer-TTS, training on a multi-speaker corpus, and choosing a speaker when
+synthesizing (API, command, ONNX)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+import torch
+from conftest import make_tiny_corpus, tiny_config_dict
+
+from tts import checkpoint
+from tts.config import config_from_dict
+from tts.data import compute_features
+from tts.data.corpus import make_speaker_splits, read_metadata, write_metadata
+from tts.errors import ConfigError, TTSError
+from tts.models import build_model
+from tts.text import SymbolInventory
+
+SPEAKERS = ["awb", "slt"]
+
+
+def speaker_config(model: dict | None = None, **speakers) -> dict:
+    d = tiny_config_dict()
+    if model is not None:
+        d["model"] = model
+    d["model"]["speakers"] = speakers
+    return d
+
+
+@pytest.fixture(scope="module")
+def two_speaker_corpus(tmp_path_factory) -> Path:
+    """The tiny corpus with every other utterance said by a second speaker, features computed."""
+    root = make_tiny_corpus(tmp_path_factory.mktemp("two_speakers"))
+    utterances = read_metadata(root)
+    for i, utt in enumerate(utterances):
+        utt.speaker = SPEAKERS[i % 2]
+    write_metadata(root, utterances)
+    compute_features(root, config_from_dict(tiny_config_dict()), num_workers=1, progress=False)
+    return root
+
+
+def test_the_speaker_field_is_read_and_must_be_on_every_line(tmp_path):
+    (tmp_path / "metadata.csv").write_text("a|Hi.|Hi.|awb\nb|Yo.|Yo.|slt\n")
+    assert [(u.id, u.speaker) for u in read_metadata(tmp_path)] == [("a", "awb"), ("b", "slt")]
+    (tmp_path / "metadata.csv").write_text("a|Hi.|Hi.|awb\nb|Yo.|Yo.\n")
+    with pytest.raises(TTSError, match=r"metadata.csv:2: no speaker field, where line 1 names one"):
+        read_metadata(tmp_path)
+    (tmp_path / "metadata.csv").write_text("a|Hi.|Hi.| \n")
+    with pytest.raises(TTSError, match="metadata.csv:1: the speaker field is empty"):
+        read_metadata(tmp_path)
+
+
+def test_speaker_splits_hold_out_the_same_number_of_each_speaker():
+    speaker_of = {f"{s}{i:02d}": s for s in ("awb", "rms", "slt") for i in range(10)}
+    splits = make_speaker_splits(speaker_of, n_val=2, n_test=3, seed=0)
+    for name, per_speaker in (("val", 2), ("test", 3), ("train", 5)):
+        assert sorted(speaker_of[u] for u in splits[name]) == sorted(["awb", "rms", "slt"] * per_speaker)
+    assert not set(splits["train"]) & set(splits["test"])
+    with pytest.raises(TTSError, match="speaker x has 4 utterances: too few"):
+        make_speaker_splits({f"x{i}": "x" for i in range(4)}, n_val=2, n_test=2, seed=0)
+
+
+def test_speaker_names_must_be_distinct():
+    with pytest.raises(ConfigError, match="model.speakers.names.*repeated: awb"):
+        config_from_dict(speaker_config(names=["awb", "slt", "awb"]))
+
+
+@pytest.mark.parametrize("model", [None, {"name": "transformer_tts", "transformer_tts": {
+    "embedding_dim": 32, "d_model": 32, "heads": 2, "encoder_layers": 1, "decoder_layers": 1, "ffn_dim": 64,
+    "decoder_prenet_dims": [32, 32], "postnet": {"layers": 2, "channels": 32}, "reduction_factor": 2,
+    "guided_heads": [[-1, 0]]}}], ids=["tacotron2", "transformer_tts"])
+def test_each_speaker_changes_the_memory_and_nothing_else_does(model):
+    config = config_from_dict(speaker_config(model, names=SPEAKERS, embedding_dim=8))
+    torch.manual_seed(0)
+    net = build_model(config.model, len(SymbolInventory()), config.audio).eval()
+    ids, lengths = torch.randint(1, 20, (2, 7)), torch.tensor([7, 7])
+    ids[1] = ids[0]
+    memory, _ = net.encode(ids, lengths, torch.tensor([0, 1]))
+    assert memory.shape[2] == net.memory_dim and not torch.allclose(memory[0], memory[1])
+    same, _ = net.encode(ids, lengths, torch.tensor([1, 1]))
+    torch.testing.assert_close(same[0], same[1])
+    with pytest.raises(TTSError, match="speaks as 2 speakers: choose one of awb, slt"):
+        net.encode(ids, lengths)
+    with pytest.raises(TTSError, match=r"one index in \[0, 2\) per item"):
+        net.encode(ids, lengths, torch.tensor([0, 2]))
+    single = build_model(config_from_dict(tiny_config_dict()).model, len(SymbolInventory()), config.audio)
+    assert single.speaker_table is None and not any("speaker" in name for name in single.state_dict())
+    with pytest.raises(TTSError, match="one speaker: it takes no speaker"):
+        single.encode(ids, lengths, torch.tensor([0, 0]))
+
+
+def test_training_names_the_corpus_speakers_and_synthesis_chooses_one(two_speaker_corpus, tmp_path):
+    from tts.synthesis import Synthesizer
+    from tts.training.trainer import Trainer
+
+    d = tiny_config_dict()
+    d["train"].update(max_steps=2, checkpoint_every=2, validate_every=2, n_val_audio=0)
+    Trainer(config_from_dict(d), two_speaker_corpus, tmp_path / "exp", progress=False).fit()
+    loaded = checkpoint.load(tmp_path / "exp" / "checkpoint_00000002.pt")
+    assert loaded.config.model.speakers.names == SPEAKERS and loaded.model.speaker_names == SPEAKERS
+    synth = Synthesizer(loaded, settings=loaded.config.inference.__class__(max_frames_per_token=2,
+                                                                            vocoder="griffin-lim"))
+    assert synth.speakers == SPEAKERS
+    awb, slt = synth("A cat.", speaker="awb")[0], synth("A cat.", speaker="slt")[0]
+    assert awb.mel.shape[0] == slt.mel.shape[0] and (awb.mel.shape != slt.mel.shape or (awb.mel != slt.mel).any())
+    with pytest.raises(TTSError, match="unknown speaker 'kal': this voice knows awb, slt"):
+        synth("A cat.", speaker="kal")
+    with pytest.raises(TTSError, match="speaks as 2 speakers: choose one of awb, slt"):
+        synth("A cat.")
+
+
+def test_a_config_that_names_speakers_needs_a_corpus_that_does(tiny_corpus, tmp_path):
+    from tts.training.trainer import Trainer
+
+    with pytest.raises(TTSError, match="lists 2 speakers but .*metadata.csv names none"):
+        Trainer(config_from_dict(speaker_config(names=SPEAKERS)), tiny_corpus, tmp_path / "exp", progress=False)
+
+
+def test_a_single_speaker_voice_refuses_a_speaker(tiny_experiment):
+    from tts.synthesis import Synthesizer
+
+    synth = Synthesizer(checkpoint.load(tiny_experiment / "checkpoint_00000004.pt"))
+    assert synth.speakers == []
+    with pytest.raises(TTSError, match="this voice has one speaker: drop the speaker"):
+        synth("A cat.", speaker="awb")
+
+
+def test_the_onnx_export_takes_the_speaker_as_an_input(tmp_path):
+    from tts.checkpoint import LoadedModel
+    from tts.config import InferenceConfig
+    from tts.onnx import export_onnx, load_onnx
+
+    config = config_from_dict(speaker_config(names=SPEAKERS, embedding_dim=8))
+    torch.manual_seed(0)
+    model = build_model(config.model, len(SymbolInventory()), config.audio).eval()
+    loaded = LoadedModel(model, config, SymbolInventory(), 0, Path("random-weights.pt"))
+    export_onnx(loaded, None, "griffin-lim", tmp_path / "onnx")
+    assert json.loads((tmp_path / "onnx" / "onnx.json").read_text())["model"]["speakers"] == SPEAKERS
+    exported = load_onnx(tmp_path / "onnx").model
+    ids, lengths, speakers = torch.randint(1, 20, (2, 9)), torch.tensor([9, 6]), torch.tensor([1, 0])
+    settings = InferenceConfig(max_frames_per_token=2)
+    expected = model.inference(ids, lengths, settings, speakers=speakers)
+    got = exported.inference(ids, lengths, settings, speakers=speakers)
+    assert torch.equal(got.lengths, expected.lengths)
+    assert float((got.mel - expected.mel).abs().max()) < 1e-3
+    with pytest.raises(TTSError, match="this export speaks as 2 speakers"):
+        exported.inference(ids, lengths, settings)
