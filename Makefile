@@ -10,7 +10,7 @@ VOCODERS ?=
 RUNTIME_APT := espeak-ng
 # speech engines and sentence lists of the synthetic corpus; gcc: pesq (an eval meter) is built from source by
 # pip; chromium and its driver: the browser test of tts serve
-APT_PACKAGES := $(RUNTIME_APT) sox flite festival festvox-us-slt-hts fortunes fortunes-min gcc chromium chromium-driver
+APT_PACKAGES := $(RUNTIME_APT) sox flite festival festvox-us-slt-hts festvox-kdlpc16k festvox-kallpc16k fortunes fortunes-min gcc chromium chromium-driver
 
 .PHONY: setup runtime system-deps demo test bench clean
 
@@ -28,6 +28,8 @@ $(VENV)/.runtime: pyproject.toml
 
 $(VENV)/.installed: $(VENV)/.runtime | system-deps
 	$(PY) -m pip install -q -e '.[dev,eval,onnx]'
+	# the speaker encoder's weights (tts/metrics/speaker.py reads the file, never imports the package)
+	$(PY) -m pip install -q --no-deps Resemblyzer==0.1.4
 	touch $@
 
 # Debian packages (as root; otherwise the apt-get line to run is printed).

@@ -5,8 +5,12 @@ synthesizing (API, command, ONNX)."""
 from __future__ import annotations
 
 import json
+import shutil
+import subprocess
+import sys
 from pathlib import Path
 
+import numpy as np
 import pytest
 import torch
 from conftest import make_tiny_corpus, tiny_config_dict
@@ -14,12 +18,13 @@ from conftest import make_tiny_corpus, tiny_config_dict
 from tts import checkpoint
 from tts.config import config_from_dict
 from tts.data import compute_features
-from tts.data.corpus import make_speaker_splits, read_metadata, write_metadata
+from tts.data.corpus import make_speaker_splits, read_metadata, read_split, write_metadata
 from tts.errors import ConfigError, TTSError
 from tts.models import build_model
 from tts.text import SymbolInventory
 
 SPEAKERS = ["awb", "slt"]
+ROOT = Path(__file__).resolve().parents[1]
 
 
 def speaker_config(model: dict | None = None, **speakers) -> dict:
@@ -78,6 +83,10 @@ def test_each_speaker_changes_the_memory_and_nothing_else_does(model):
     net = build_model(config.model, len(SymbolInventory()), config.audio).eval()
     ids, lengths = torch.randint(1, 20, (2, 7)), torch.tensor([7, 7])
     ids[1] = ids[0]
+    plain, _ = net.encode(ids, lengths, torch.tensor([0, 1]))
+    torch.testing.assert_close(plain[0], plain[1])  # the projection starts at zero: no speaker yet
+    assert net.speaker_projection is not None
+    torch.nn.init.normal_(net.speaker_projection.weight)  # as training would make it
     memory, _ = net.encode(ids, lengths, torch.tensor([0, 1]))
     assert memory.shape[2] == net.memory_dim and not torch.allclose(memory[0], memory[1])
     same, _ = net.encode(ids, lengths, torch.tensor([1, 1]))
@@ -92,14 +101,21 @@ def test_each_speaker_changes_the_memory_and_nothing_else_does(model):
         single.encode(ids, lengths, torch.tensor([0, 0]))
 
 
-def test_training_names_the_corpus_speakers_and_synthesis_chooses_one(two_speaker_corpus, tmp_path):
-    from tts.synthesis import Synthesizer
+@pytest.fixture(scope="module")
+def two_speaker_checkpoint(two_speaker_corpus, tmp_path_factory) -> Path:
     from tts.training.trainer import Trainer
 
     d = tiny_config_dict()
     d["train"].update(max_steps=2, checkpoint_every=2, validate_every=2, n_val_audio=0)
-    Trainer(config_from_dict(d), two_speaker_corpus, tmp_path / "exp", progress=False).fit()
-    loaded = checkpoint.load(tmp_path / "exp" / "checkpoint_00000002.pt")
+    exp = tmp_path_factory.mktemp("two_speaker_exp")
+    Trainer(config_from_dict(d), two_speaker_corpus, exp, progress=False).fit()
+    return exp / "checkpoint_00000002.pt"
+
+
+def test_training_names_the_corpus_speakers_and_synthesis_chooses_one(two_speaker_checkpoint):
+    from tts.synthesis import Synthesizer
+
+    loaded = checkpoint.load(two_speaker_checkpoint)
     assert loaded.config.model.speakers.names == SPEAKERS and loaded.model.speaker_names == SPEAKERS
     synth = Synthesizer(loaded, settings=loaded.config.inference.__class__(max_frames_per_token=2,
                                                                             vocoder="griffin-lim"))
@@ -136,15 +152,79 @@ def test_the_onnx_export_takes_the_speaker_as_an_input(tmp_path):
     config = config_from_dict(speaker_config(names=SPEAKERS, embedding_dim=8))
     torch.manual_seed(0)
     model = build_model(config.model, len(SymbolInventory()), config.audio).eval()
+    assert model.speaker_projection is not None
+    torch.nn.init.normal_(model.speaker_projection.weight)
     loaded = LoadedModel(model, config, SymbolInventory(), 0, Path("random-weights.pt"))
     export_onnx(loaded, None, "griffin-lim", tmp_path / "onnx")
     assert json.loads((tmp_path / "onnx" / "onnx.json").read_text())["model"]["speakers"] == SPEAKERS
     exported = load_onnx(tmp_path / "onnx").model
-    ids, lengths, speakers = torch.randint(1, 20, (2, 9)), torch.tensor([9, 6]), torch.tensor([1, 0])
+    ids, lengths = torch.randint(1, 20, (2, 9)), torch.tensor([9, 9])
+    ids[1] = ids[0]
     settings = InferenceConfig(max_frames_per_token=2)
-    expected = model.inference(ids, lengths, settings, speakers=speakers)
-    got = exported.inference(ids, lengths, settings, speakers=speakers)
-    assert torch.equal(got.lengths, expected.lengths)
-    assert float((got.mel - expected.mel).abs().max()) < 1e-3
+    for speakers in (torch.tensor([1, 0]), torch.tensor([0, 1])):
+        expected = model.inference(ids, lengths, settings, speakers=speakers)
+        got = exported.inference(ids, lengths, settings, speakers=speakers)
+        assert torch.equal(got.lengths, expected.lengths)
+        assert float((got.mel - expected.mel).abs().max()) < 1e-3
+    assert float((got.mel[0] - got.mel[1]).abs().max()) > 1e-2  # the same text, two speakers
     with pytest.raises(TTSError, match="this export speaks as 2 speakers"):
         exported.inference(ids, lengths, settings)
+
+
+@pytest.mark.skipif(shutil.which("flite") is None, reason="flite not installed (make system-deps)")
+def test_the_recipe_shares_the_sentences_among_the_voices(tmp_path):
+    import soundfile as sf
+
+    recipe = [sys.executable, str(ROOT / "recipes/synthetic/prepare.py"), "--size", "8", "--n-val", "1",
+              "--n-test", "1", "--jobs", "2"]
+    out = subprocess.run(recipe + ["--out", str(tmp_path / "ms"), "--speakers", "awb,rms"], capture_output=True,
+                         text=True)
+    assert out.returncode == 0, out.stderr
+    utterances = read_metadata(tmp_path / "ms")
+    assert [u.id for u in utterances[:4]] == ["awb-00001", "rms-00001", "awb-00002", "rms-00002"]
+    assert {u.speaker for u in utterances} == {"awb", "rms"} and len(utterances) == 8
+    for split in ("val", "test"):
+        assert sorted(i.split("-")[0] for i in read_split(tmp_path / "ms", split)) == ["awb", "rms"]
+    awb, _ = sf.read(tmp_path / "ms" / "wavs" / "awb-00001.wav")
+    rms, _ = sf.read(tmp_path / "ms" / "wavs" / "rms-00001.wav")
+    assert awb.shape != rms.shape  # two voices, two sentences
+    unknown = subprocess.run(recipe + ["--out", str(tmp_path / "x"), "--speakers", "awb,hal"], capture_output=True,
+                             text=True)
+    assert unknown.returncode == 2 and "unknown voice 'hal' (choose from slt, ked, kal, awb" in unknown.stderr
+    assert not (tmp_path / "x" / "metadata.csv").exists()
+
+
+def test_evaluation_says_each_utterance_as_its_speaker_and_scores_each_speaker(two_speaker_corpus,
+                                                                               two_speaker_checkpoint, tmp_path):
+    from tts.config import InferenceConfig
+    from tts.evaluation.held_out import evaluate
+    from tts.synthesis import Synthesizer
+
+    synth = Synthesizer(checkpoint.load(two_speaker_checkpoint),
+                        settings=InferenceConfig(max_frames_per_token=2, vocoder="griffin-lim"))
+    summary = evaluate(synth, two_speaker_corpus, tmp_path / "eval", split="train", use_asr=False, use_mos=False,
+                       progress=False)
+    speaker_of = {u.id: u.speaker for u in read_metadata(two_speaker_corpus)}
+    rows = json.loads((tmp_path / "eval" / "utterances.json").read_text())
+    assert rows and all(r["speaker"] == speaker_of[r["id"]] and -1 <= r["secs"] <= 1 for r in rows)
+    assert set(summary["speakers"]) == set(SPEAKERS)
+    assert sum(s["utterances"] for s in summary["speakers"].values()) == len(rows)
+    shares = [s["identified"] * s["utterances"] for s in summary["speakers"].values()]
+    assert summary["speaker_identified"] == pytest.approx(sum(shares) / len(rows), abs=1e-3)
+
+
+def test_the_speaker_encoder_tells_two_voices_apart(tmp_path):
+    """Resemblyzer's GE2E weights through our encoder: two sentences of one flite voice are closer
+    to each other than either is to another voice's."""
+    if shutil.which("flite") is None:
+        pytest.skip("flite not installed (make system-deps)")
+    from tts.data.engines import speak
+    from tts.metrics.speaker import SpeakerSimilarity
+
+    meter = SpeakerSimilarity()
+    awb = [meter.embed(speak(text, "awb", 22050), 22050) for text in
+           ("The birch canoe slid on the smooth planks.", "Glue the sheet to the dark blue background.")]
+    rms = meter.embed(speak("The birch canoe slid on the smooth planks.", "rms", 22050), 22050)
+    assert awb[0].shape == (256,) and np.linalg.norm(awb[0]) == pytest.approx(1.0, abs=1e-4)
+    same, different = meter.similarity(awb[0], awb[1]), max(meter.similarity(a, rms) for a in awb)
+    assert same > different + 0.05, (same, different)  # measured: 0.80 against 0.71

@@ -4,6 +4,12 @@
     python recipes/synthetic/prepare.py --out data/synthetic [--size 3000] [--engine festival|flite]
     python recipes/synthetic/prepare.py --texts ljspeech --out data/LJSpeech-standin --size 700
 
+``--speakers slt,awb,rms,ked``: a corpus of several speakers, each voice of
+:data:`tts.data.engines.VOICES` saying its own share of the sentences (round robin; ids
+``<speaker>-00001``...), its name in the fourth field of ``metadata.csv``, ``--n-val`` and
+``--n-test`` held out per speaker. One name makes a single-voice corpus that names its speaker
+(for adapting a multi-speaker model to it).
+
 ``--texts fortunes`` (default): sentences from Debian's `fortunes` / `fortunes-min` (5–25
 plain-ASCII words, no all-caps, no dialogue markers, no URLs, deduplicated), chosen
 deterministically from ``--seed``, with ``splits/`` held out at random.
@@ -51,8 +57,8 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 
 from tts.audio import save_wav  # noqa: E402
-from tts.data.corpus import Utterance, make_splits, read_metadata, write_metadata, write_splits  # noqa: E402
-from tts.data.engines import ENGINES, check_engine, speak_timed  # noqa: E402
+from tts.data.corpus import Utterance, make_speaker_splits, make_splits, read_metadata, write_metadata, write_splits  # noqa: E402
+from tts.data.engines import ENGINE_VOICES, ENGINES, VOICES, check_engine, check_voice, speak_timed  # noqa: E402
 from tts.data.features import quiet_worker, stop_signals_raise  # noqa: E402
 from tts.data.timings import timings_path, write_timings  # noqa: E402
 from tts.errors import Stopped, TTSError, report_to_user  # noqa: E402
@@ -65,8 +71,9 @@ _URL_RE = re.compile(r"https?:|www\.|\.com\b|@")
 _DIALOGUE_RE = re.compile(r"(^|\s)[A-Z][a-zA-Z]*:\s")
 
 
-def check_system(engine: str) -> None:
-    check_engine(engine)
+def check_system(voices: list[str]) -> None:
+    for voice in voices:
+        check_voice(voice)
     if not any(FORTUNE_DIR.glob("*.dat")):
         raise TTSError("the fortune files are not installed: run 'apt-get install -y fortunes fortunes-min' "
                        "(or 'make system-deps')")
@@ -122,14 +129,14 @@ def speak_job(job: tuple[str, str, str, str, int]) -> tuple[str, str, str]:
     (id, what happened, error or ''). What happened: ``spoken``; ``kept`` (both files were there);
     ``timed`` (a wav from before timings were recorded, spoken again: the same audio, timings
     added) or ``changed`` (spoken again, and the audio differs: both files replaced)."""
-    uid, text, engine, out_dir, sample_rate = job
+    uid, text, voice, out_dir, sample_rate = job
     final = Path(out_dir) / "wavs" / f"{uid}.wav"
     timings = timings_path(out_dir, uid)
     had_wav = final.is_file() and final.stat().st_size > 1000
-    if had_wav and (engine != "festival" or timings.is_file()):
+    if had_wav and (VOICES[voice].engine != "festival" or timings.is_file()):
         return uid, "kept", ""
     try:
-        spoken = speak_timed(text, engine, sample_rate)
+        spoken = speak_timed(text, voice, sample_rate)
     except TTSError as exc:
         return uid, "failed", str(exc)
     tmp_final = final.with_suffix(".tmp.wav")
@@ -151,7 +158,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--cover-target", type=int, default=5,
                         help="broad: a diphone counts toward the cover until it occurs this many times")
     parser.add_argument("--size", type=int, default=3000, help="number of utterances")
-    parser.add_argument("--engine", choices=sorted(ENGINES), default="festival")
+    parser.add_argument("--engine", choices=ENGINES, default="festival", help="the voice of a single-speaker corpus")
+    parser.add_argument("--speakers", type=lambda text: [v.strip() for v in text.split(",") if v.strip()],
+                        default=[], help=f"comma-separated voices of a multi-speaker corpus ({', '.join(VOICES)})")
     parser.add_argument("--seed", type=int, default=1234)
     parser.add_argument("--n-val", type=int, default=100)
     parser.add_argument("--n-test", type=int, default=100)
@@ -160,11 +169,16 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--short", type=int, default=0, metavar="N",
                         help="add N training-only utterances of 1-4 words (fortunes only)")
     args = parser.parse_args(argv)
-    if args.short < 0 or (args.short and args.texts != "fortunes"):
-        parser.error("--short takes a count >= 0 and goes with --texts fortunes")
+    if args.short < 0 or (args.short and (args.texts != "fortunes" or args.speakers)):
+        parser.error("--short takes a count >= 0 and goes with --texts fortunes and one speaker")
+    if args.speakers and args.texts == "ljspeech":
+        parser.error("--speakers makes a corpus of its own: not with --texts ljspeech (LJSpeech has one speaker)")
+    if len(set(args.speakers)) < len(args.speakers):
+        parser.error(f"--speakers names a voice twice: {','.join(args.speakers)}")
     try:
+        voices = args.speakers or [ENGINE_VOICES[args.engine]]
         if args.texts in ("fortunes", "broad"):
-            check_system(args.engine)
+            check_system(voices)
         else:
             check_engine(args.engine)
         with stop_signals_raise("the corpus recipe"):
@@ -279,12 +293,13 @@ def synthesize(out: Path, utterances: list[Utterance], args: argparse.Namespace)
             (out / "wavs" / f"{utt.id}.wav").unlink(missing_ok=True)
     spoken.update({u.id: u.normalized for u in utterances})
     manifest.write_text("".join(f"{uid}\t{text}\n" for uid, text in sorted(spoken.items())), encoding="utf-8")
-    jobs = [(u.id, u.normalized, args.engine, str(out), args.sample_rate) for u in utterances]
+    jobs = [(u.id, u.normalized, u.speaker or ENGINE_VOICES[args.engine], str(out), args.sample_rate)
+            for u in utterances]
     failures: dict[str, str] = {}
     outcomes: Counter[str] = Counter()
     with mp.Pool(args.jobs, initializer=quiet_worker) as pool:
         for uid, outcome, error in tqdm(pool.imap_unordered(speak_job, jobs), total=len(jobs),
-                                        desc=f"{args.engine} slt", unit="utt"):
+                                        desc=",".join(args.speakers) or ENGINE_VOICES[args.engine], unit="utt"):
             outcomes[outcome] += 1
             if error:
                 failures[uid] = error
@@ -305,13 +320,16 @@ def build(args: argparse.Namespace) -> None:
     utterances = {"fortunes": fortune_utterances, "ljspeech": ljspeech_utterances,
                   "broad": lambda size, seed: broad_utterances(size, args.cover_target, out)}[args.texts](args.size,
                                                                                                    args.seed)
+    if args.speakers:
+        utterances = with_speakers(utterances, args.speakers)
     kept = synthesize(out, utterances, args)
     if args.texts == "ljspeech":
         write_metadata(out, kept)
         print(f"LJSpeech stand-in ready at {out}: {len(kept)} utterances ({len(utterances) - len(kept)} failed); "
               f"prepare it with recipes/ljspeech/prepare.py --data-dir {out}")
         return
-    splits = make_splits([u.id for u in kept], args.n_val, args.n_test, args.seed)
+    splits = (make_speaker_splits({u.id: u.speaker for u in kept}, args.n_val, args.n_test, args.seed) if args.speakers
+              else make_splits([u.id for u in kept], args.n_val, args.n_test, args.seed))
     short = []
     if args.short:
         train = set(splits["train"])
@@ -321,7 +339,18 @@ def build(args: argparse.Namespace) -> None:
     write_splits(out, splits)
     failed = len(utterances) - len(kept) + args.short - len(short)
     print(f"corpus ready at {out}: {len(kept) + len(short)} utterances ({len(short)} short, {failed} failed), "
-          f"{args.n_val} val / {args.n_test} test held out")
+          f"{args.n_val} val / {args.n_test} test held out" + (" per speaker" if args.speakers else ""))
+
+
+def with_speakers(utterances: list[Utterance], speakers: list[str]) -> list[Utterance]:
+    """The utterances shared out among ``speakers`` in turn, each renamed ``<speaker>-<n>``."""
+    counts = dict.fromkeys(speakers, 0)
+    shared = []
+    for i, utt in enumerate(utterances):
+        speaker = speakers[i % len(speakers)]
+        counts[speaker] += 1
+        shared.append(Utterance(f"{speaker}-{counts[speaker]:05d}", utt.text, utt.normalized, speaker))
+    return shared
 
 
 if __name__ == "__main__":

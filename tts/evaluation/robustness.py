@@ -20,7 +20,7 @@ import yaml
 
 from tts.audio import edge_silence
 from tts.data import FeatureDataset, require_corpus
-from tts.data.engines import check_engine, speak
+from tts.data.engines import ENGINE_VOICES, check_engine, speak
 from tts.errors import TTSError
 from tts.evaluation.scoring import Item, Meters, Scored, score, summarize, write_tables
 from tts.synthesis import Synthesizer
@@ -105,7 +105,7 @@ def run_suite(synthesizer: Synthesizer, out: str | Path, suite: str = "robustnes
     meters = Meters.create(use_asr, use_mos)
     by_category: dict[str, list[Item]] = {}
     for category, uid, text in suite_items(synthesizer, definition, longest, categories):
-        reference = edge_silence(speak(normalize_text(text), engine, audio.sample_rate), audio)
+        reference = edge_silence(speak(normalize_text(text), ENGINE_VOICES[engine], audio.sample_rate), audio)
         by_category.setdefault(category, []).append(Item(uid, text, reference, category))
     scored: dict[str, list[Scored]] = {}
     for category, items in by_category.items():

@@ -3,8 +3,11 @@
 Per utterance: attention metrics and failures, MCD (DTW) against the reference recording, and,
 with the meters, WER/CER (substitutions, deletions, insertions) and DNSMOS of our speech and of
 the reference recording sent through the same mel → vocoder path (the ceiling this vocoder
-allows), with the PESQ and STOI of that resynthesis against the recording. Writes
-``summary.json``, ``utterances.{json,csv,md}`` and the wavs / alignment plots under ``out``.
+allows), with the PESQ and STOI of that resynthesis against the recording. Items of a
+multi-speaker voice are said by their own speaker; with a speaker encoder each is scored for
+speaker similarity (SECS against its recording) and for whether it sounds more like its own
+speaker than like any other (cosine to each speaker's mean recording embedding), per speaker.
+Writes ``summary.json``, ``utterances.{json,csv,md}`` and the wavs / alignment plots under ``out``.
 """
 
 from __future__ import annotations
@@ -23,6 +26,7 @@ from tts.config import InferenceConfig
 from tts.metrics import ErrorCounts, Failure, Recognizer, error_counts, mel_cepstral_distortion
 from tts.metrics.mos import MOSPredictor, MOSScores
 from tts.metrics.quality import resynthesis_quality
+from tts.metrics.speaker import SpeakerSimilarity
 from tts.plots import save_figure
 from tts.synthesis import Synthesizer
 
@@ -40,18 +44,21 @@ class Item:
     text: str
     reference: np.ndarray
     category: str = ""
+    speaker: str = ""
 
 
 @dataclass
 class Meters:
-    """The optional meters: a recognizer for WER/CER and a MOS predictor."""
+    """The optional meters: a recognizer for WER/CER, a MOS predictor and a speaker encoder."""
 
     recognizer: Recognizer | None = None
     mos: MOSPredictor | None = None
+    speaker: SpeakerSimilarity | None = None
 
     @classmethod
-    def create(cls, asr: bool, mos: bool) -> "Meters":
-        return cls(Recognizer() if asr else None, MOSPredictor() if mos else None)
+    def create(cls, asr: bool, mos: bool, speaker: bool = False) -> "Meters":
+        return cls(Recognizer() if asr else None, MOSPredictor() if mos else None,
+                   SpeakerSimilarity() if speaker else None)
 
 
 @dataclass
@@ -61,6 +68,9 @@ class Scored:
     row: dict
     ours: ErrorCounts | None = None
     ceiling: ErrorCounts | None = None
+    speaker: str = ""
+    embedding: np.ndarray | None = None             # ours and the recording's, with a speaker encoder
+    reference_embedding: np.ndarray | None = None
 
 
 def rounded(value: float | None, digits: int) -> float | None:
@@ -99,15 +109,15 @@ def score(synthesizer: Synthesizer, items: list[Item], out: Path, meters: Meters
     settings = settings or synthesizer.settings
     batch_size = settings.batch_size
     scored = []
-    for start in tqdm(range(0, len(items), batch_size), desc="evaluate", unit="batch", disable=not progress):
-        chunk = items[start:start + batch_size]
-        for item, result in zip(chunk, synthesizer([i.text for i in chunk], settings)):
+    for chunk in tqdm(speaker_batches(items, batch_size), desc="evaluate", unit="batch", disable=not progress):
+        for item, result in zip(chunk, synthesizer([i.text for i in chunk], settings, speaker=chunk[0].speaker or None)):
             ref_mel = mel_fn(torch.from_numpy(item.reference)).numpy()
             save_wav(out / "wavs" / f"{item.id}.wav", result.waveform, result.sample_rate)
             save_figure(result.figure(synthesizer.step, settings.stop_threshold), out / "wavs" / f"{item.id}.png")
             reports = [seg.report for seg in result.segments]
             row = {
-                "id": item.id, **({"category": item.category} if item.category else {}), "text": item.text,
+                "id": item.id, **({"category": item.category} if item.category else {}),
+                **({"speaker": item.speaker} if item.speaker else {}), "text": item.text,
                 "seconds": round(result.duration, 3), "reference_seconds": round(len(item.reference) / audio.sample_rate, 3),
                 "rtf": round(result.rtf, 4), "mcd_db": round(mel_cepstral_distortion(result.mel, ref_mel), 3),
                 "focus_rate": round(float(np.mean([r.focus_rate for r in reports])), 3),
@@ -116,7 +126,11 @@ def score(synthesizer: Synthesizer, items: list[Item], out: Path, meters: Meters
                 **{column: sum(kind in r.failures for r in reports) for kind, column in FAILURE_COLUMNS.items()},
                 "first_token_skips": sum(r.first_token_skipped for r in reports),
             }
-            entry = Scored(row)
+            entry = Scored(row, speaker=item.speaker)
+            if meters.speaker is not None:
+                entry.embedding = meters.speaker.embed(result.waveform, result.sample_rate)
+                entry.reference_embedding = meters.speaker.embed(item.reference, audio.sample_rate)
+                row["secs"] = round(meters.speaker.similarity(entry.embedding, entry.reference_embedding), 4)
             if meters.recognizer is not None or meters.mos is not None:
                 ceiling_wav = synthesizer.vocode(ref_mel)
                 if meters.recognizer is not None:
@@ -135,6 +149,53 @@ def score(synthesizer: Synthesizer, items: list[Item], out: Path, meters: Meters
                     row.update(reference_pesq=rounded(quality.pesq, 3), reference_stoi=rounded(quality.stoi, 4))
             scored.append(entry)
     return scored
+
+
+def speaker_batches(items: list[Item], batch_size: int) -> list[list[Item]]:
+    """The items in batches of at most ``batch_size``, each of one speaker (in order of first appearance)."""
+    by_speaker: dict[str, list[Item]] = {}
+    for item in items:
+        by_speaker.setdefault(item.speaker, []).append(item)
+    return [group[start:start + batch_size] for group in by_speaker.values()
+            for start in range(0, len(group), batch_size)]
+
+
+def speaker_scores(scored: list[Scored]) -> dict[str, Any]:
+    """Per speaker: utterances, WER/CER (and the recordings' through the same vocoder), mean SECS
+    and the share of its utterances closest to its own speaker's mean recording embedding (among
+    every speaker's); and that share over all utterances (``speaker_identified``)."""
+    speakers = sorted({s.speaker for s in scored})
+    embedded = [(s.speaker, s.embedding, s.reference_embedding) for s in scored
+                if s.embedding is not None and s.reference_embedding is not None]
+    with_embeddings = len(embedded) == len(scored)
+    centroids: dict[str, np.ndarray] = {}
+    if with_embeddings:
+        for name in speakers:
+            mean = np.mean([recording for speaker, _, recording in embedded if speaker == name], axis=0)
+            centroids[name] = mean / max(float(np.linalg.norm(mean)), 1e-9)
+    per: dict[str, dict[str, Any]] = {}
+    identified = 0
+    for name in speakers:
+        own = [s for s in scored if s.speaker == name]
+        entry: dict[str, Any] = {"utterances": len(own)}
+        if own[0].ours is not None:
+            ours = sum((s.ours for s in own if s.ours is not None), ErrorCounts())
+            ceiling = sum((s.ceiling for s in own if s.ceiling is not None), ErrorCounts())
+            entry.update(wer=round(ours.wer, 4), cer=round(ours.cer, 4), reference_wer=round(ceiling.wer, 4),
+                         reference_cer=round(ceiling.cer, 4),
+                         wer_ratio_to_reference=round(ours.wer / max(ceiling.wer, 1e-9), 2))
+        if with_embeddings:
+            closest = [max(centroids, key=lambda c: float(np.dot(ours_vector, centroids[c])))
+                       for speaker, ours_vector, _ in embedded if speaker == name]
+            hits = sum(c == name for c in closest)
+            identified += hits
+            entry.update(secs=mean_of([s.row for s in own], "secs", 4), identified=round(hits / len(own), 4))
+        per[name] = entry
+    result: dict[str, Any] = {"speakers": per}
+    if with_embeddings:
+        result["speaker_identified"] = round(identified / len(scored), 4)
+        result["secs"] = mean_of([s.row for s in scored], "secs", 4)
+    return result
 
 
 def summarize(scored: list[Scored]) -> dict:
@@ -162,6 +223,8 @@ def summarize(scored: list[Scored]) -> dict:
             summary[key] = mean_of(rows, key, 3)
     if rows and "dnsmos_p808" in rows[0]:
         summary.update({f"dnsmos_p808_{k}": v for k, v in paired_gap(rows, "dnsmos_p808", "reference_dnsmos_p808").items()})
+    if any(s.speaker for s in scored) or any(s.embedding is not None for s in scored):
+        summary.update(speaker_scores(scored))
     return summary
 
 
@@ -175,7 +238,8 @@ def write_tables(rows: list[dict], summary: dict, out: Path, show: list[str] | N
         writer = csv.DictWriter(fh, fieldnames=columns)
         writer.writeheader()
         writer.writerows(rows)
-    show = [c for c in show or ("id", "category", "seconds", "mcd_db", "wer", "reference_wer", "dnsmos_p808",
+    show = [c for c in show or ("id", "category", "speaker", "seconds", "mcd_db", "wer", "reference_wer", "secs",
+                                "dnsmos_p808",
                                 "focus_rate", "skips", "repeats", "early_stops", "step_limit_hits", "text")
             if c in columns]
     lines = ["| " + " | ".join(show) + " |", "|" + "---|" * len(show)]

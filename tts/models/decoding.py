@@ -123,11 +123,15 @@ class AutoregressiveTTS(nn.Module):
 
     def set_speakers(self, speakers: SpeakerConfig) -> None:
         """Give the model a learned table of ``speakers.names`` (none: one speaker), each vector
-        projected to :attr:`memory_dim` and added to every encoder output; before any training."""
+        projected to :attr:`memory_dim` and added to every encoder output; before any training.
+        The projection starts at zero, so a model warm-started from a single-speaker voice starts
+        out saying exactly what that voice says, for every speaker."""
         self.speaker_names = list(speakers.names)
         if self.speaker_names:
             self.speaker_table = nn.Embedding(len(self.speaker_names), speakers.embedding_dim)
             self.speaker_projection = nn.Linear(speakers.embedding_dim, self.memory_dim)
+            nn.init.zeros_(self.speaker_projection.weight)
+            nn.init.zeros_(self.speaker_projection.bias)
 
     # ------------------------------------------------------------------ what a model supplies
     @property

@@ -6,11 +6,11 @@ nltk and inflect (seconds at start-up) and asks nltk to download data.
 
 from __future__ import annotations
 
-import importlib.util
 from pathlib import Path
 
 import numpy as np
 
+from tts import package_data
 from tts.errors import TTSError
 from tts.text.symbols import ARPABET
 
@@ -26,10 +26,7 @@ MAX_PHONES = 20
 
 def package_dir() -> Path:
     """Where the ``g2p-en`` wheel put its data files (found without importing it)."""
-    spec = importlib.util.find_spec("g2p_en")
-    if spec is None or not spec.submodule_search_locations:
-        raise TTSError("the g2p-en package is not installed (run 'make setup')")
-    return Path(next(iter(spec.submodule_search_locations)))
+    return package_data.package_dir("g2p_en", "the G2P (words outside the dictionary)")
 
 
 def _sigmoid(x: np.ndarray) -> np.ndarray:

