@@ -228,3 +228,28 @@ def test_the_speaker_encoder_tells_two_voices_apart(tmp_path):
     assert awb[0].shape == (256,) and np.linalg.norm(awb[0]) == pytest.approx(1.0, abs=1e-4)
     same, different = meter.similarity(awb[0], awb[1]), max(meter.similarity(a, rms) for a in awb)
     assert same > different + 0.05, (same, different)  # measured: 0.80 against 0.71
+
+
+def test_adapting_to_a_new_speaker_keeps_the_known_ones(two_speaker_checkpoint, tmp_path):
+    """Warm-started from a model of awb and slt on a corpus of kal alone: the table grows to three,
+    the known rows are kept and the newcomer starts at their mean."""
+    from tts.training.trainer import Trainer
+
+    root = make_tiny_corpus(tmp_path / "kal")
+    utterances = read_metadata(root)
+    for utt in utterances:
+        utt.speaker = "kal"
+    write_metadata(root, utterances)
+    compute_features(root, config_from_dict(tiny_config_dict()), num_workers=1, progress=False)
+    d = tiny_config_dict()
+    d["train"].update(max_steps=1, checkpoint_every=1, validate_every=1, n_val_audio=0,
+                      warm_start=str(two_speaker_checkpoint))
+    trainer = Trainer(config_from_dict(d), root, tmp_path / "adapted", progress=False)
+    assert trainer.config.model.speakers.names == ["awb", "slt", "kal"]
+    source = checkpoint.read(two_speaker_checkpoint).weights["speaker_table.weight"]
+    assert trainer.model.speaker_table is not None
+    table = trainer.model.speaker_table.weight.detach()
+    torch.testing.assert_close(table[:2], source)
+    torch.testing.assert_close(table[2], source.mean(dim=0))
+    trainer.fit()
+    assert checkpoint.load(tmp_path / "adapted" / "checkpoint_00000001.pt").model.speaker_names == ["awb", "slt", "kal"]

@@ -44,7 +44,9 @@ class Trainer(TrainingRun[ExperimentConfig]):
                  resume: bool | str = False, device: str | None = None, progress: bool = True):
         super().__init__(config, exp_dir, device, progress)
         self.data_root = require_corpus(data_root)
-        self.config = config = with_corpus_speakers(config, self.data_root)
+        inherited = (checkpoint.read(config.train.warm_start).acoustic()[0].model.speakers.names
+                     if config.train.warm_start and not resume and Path(config.train.warm_start).is_file() else [])
+        self.config = config = with_corpus_speakers(config, self.data_root, inherited)
         self.cache = feature_dir(self.data_root, config.audio, config.text)
         read_manifest(self.cache)  # fails with a clear line when features are missing
         self.inventory = SymbolInventory.for_text(config.text)
@@ -180,7 +182,12 @@ class Trainer(TrainingRun[ExperimentConfig]):
         ignore = tuple(self.config.train.ignore_layers)
         own = self.model.state_dict()
         kept = {}
-        for name, tensor in contents.weights.items():
+        weights = dict(contents.weights)
+        if "speaker_table.weight" in weights and "speaker_table.weight" in own:
+            weights["speaker_table.weight"] = speaker_rows(weights["speaker_table.weight"],
+                                                           contents.acoustic()[0].model.speakers.names,
+                                                           self.model.speaker_names)
+        for name, tensor in weights.items():
             if ignore and name.startswith(ignore):
                 continue
             if name in own and own[name].shape != tensor.shape:
@@ -357,9 +364,11 @@ class Trainer(TrainingRun[ExperimentConfig]):
         return metrics["loss"]
 
 
-def with_corpus_speakers(config: ExperimentConfig, root: Path) -> ExperimentConfig:
-    """``config`` with ``model.speakers.names`` filled from a multi-speaker corpus (sorted) when it
-    names none; a config that names speakers needs a corpus that names them."""
+def with_corpus_speakers(config: ExperimentConfig, root: Path, inherited: list[str] | None = None) -> ExperimentConfig:
+    """``config`` with ``model.speakers.names`` filled when it names none: the speakers of the
+    warm-start checkpoint (``inherited``, in its order) and then the corpus's others (sorted), so
+    adapting a multi-speaker model to a new voice keeps every voice it had. A config that names
+    speakers needs a corpus that names them."""
     speaker_of = corpus_speakers(root)
     names = config.model.speakers.names
     if names and not speaker_of:
@@ -367,7 +376,16 @@ def with_corpus_speakers(config: ExperimentConfig, root: Path) -> ExperimentConf
                        f"a multi-speaker corpus ends each line in '|speaker'")
     if names or not speaker_of:
         return config
-    found = sorted(set(speaker_of.values()))
-    log.info("a corpus of %d speakers: %s (model.speakers.names)", len(found), ", ".join(found))
+    inherited = inherited or []
+    found = inherited + sorted(set(speaker_of.values()) - set(inherited))
+    log.info("speakers: %s (model.speakers.names%s)", ", ".join(found),
+             f"; {len(inherited)} from the warm start" if inherited else "")
     return replaced(config, "", {"model.speakers.names": found})
+
+
+def speaker_rows(table: torch.Tensor, names: list[str], wanted: list[str]) -> torch.Tensor:
+    """A speaker table ``(len(names), E)`` rearranged for ``wanted`` speakers ``(len(wanted), E)``:
+    each known speaker keeps its row, a new one starts at the mean of the known rows."""
+    mean = table.mean(dim=0)
+    return torch.stack([table[names.index(name)] if name in names else mean for name in wanted])
 
