@@ -253,3 +253,31 @@ def test_adapting_to_a_new_speaker_keeps_the_known_ones(two_speaker_checkpoint, 
     torch.testing.assert_close(table[2], source.mean(dim=0))
     trainer.fit()
     assert checkpoint.load(tmp_path / "adapted" / "checkpoint_00000001.pt").model.speaker_names == ["awb", "slt", "kal"]
+
+
+def test_the_service_offers_each_voice_s_speakers(two_speaker_checkpoint, tiny_experiment):
+    pytest.importorskip("httpx")
+    from starlette.testclient import TestClient
+
+    from tts.serve import Limits, create_app, load_service
+
+    service = load_service({"two": str(two_speaker_checkpoint), "one": str(tiny_experiment / "checkpoint_00000004.pt")},
+                           ["griffin-lim"], "cpu", Limits(timeout=60))
+    fast = {"max_frames_per_token": 2}
+    with TestClient(create_app(service)) as client:
+        assert client.get("/health").json()["speakers"] == {"two": SPEAKERS, "one": []}
+        said = client.post("/synthesize?format=json", json={"text": "A cat.", "voice": "two", "speaker": "slt",
+                                                            "settings": fast})
+        assert said.status_code == 200 and said.json()["speaker"] == "slt"
+        default = client.post("/synthesize?format=json", json={"text": "A cat.", "voice": "two", "settings": fast})
+        assert default.status_code == 200 and default.json()["speaker"] == "awb"  # the first, when none is named
+        streamed = client.post("/synthesize?stream=1", json={"text": "A cat.", "voice": "two", "speaker": "awb",
+                                                             "settings": fast})
+        assert streamed.status_code == 200 and streamed.content[:4] == b"RIFF"
+        for body, status, message in (
+                ({"voice": "two", "speaker": "kal"}, 404, "voice 'two' has no speaker 'kal' (it has awb, slt)"),
+                ({"voice": "two", "speaker": ["awb"]}, 400, "speaker must be a name (a string), not list"),
+                ({"voice": "one", "speaker": "awb"}, 400, "voice 'one' has one speaker: send no speaker")):
+            answer = client.post("/synthesize", json={"text": "A cat.", **body})
+            assert answer.status_code == status and answer.json()["error"] == message
+        assert client.get("/health").json()["status"] == "ok"  # and it keeps serving

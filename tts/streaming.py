@@ -39,12 +39,14 @@ class Streamer:
         self.postnet_context = synthesizer.model.postnet_context_frames
 
     def __call__(self, text: str, settings: InferenceConfig | None = None,
-                 cancel: threading.Event | None = None) -> Iterator[np.ndarray]:
-        """The chunks of ``text``. A consumer that stops early (closes the iterator) stops the
-        decoding too, between two decoder steps; so does setting ``cancel`` from another thread
-        (the iterator then raises :class:`~tts.errors.Cancelled`)."""
+                 cancel: threading.Event | None = None, speaker: str | None = None) -> Iterator[np.ndarray]:
+        """The chunks of ``text`` said as ``speaker`` (a multi-speaker voice's). A consumer that
+        stops early (closes the iterator) stops the decoding too, between two decoder steps; so
+        does setting ``cancel`` from another thread (the iterator then raises
+        :class:`~tts.errors.Cancelled`)."""
         synthesizer = self.synthesizer
         settings = settings or synthesizer.settings
+        index = synthesizer.speaker_index(speaker)
         pieces = synthesizer.prepare(text, settings.split_sentences)  # a text with nothing to say fails here
         audio, r = synthesizer.config.audio, synthesizer.model.reduction_factor
         pause_steps = int(round(settings.sentence_pause * audio.sample_rate / audio.hop_length / r))
@@ -55,27 +57,29 @@ class Streamer:
                 if k:
                     yield silence
                 if synthesizer.vocoder.context_frames is None:
-                    mel = synthesizer._synthesize([tokens], settings, cancel)[0].mel
+                    mel = synthesizer._synthesize([tokens], settings, cancel, index)[0].mel
                     yield synthesizer.vocode(mel).astype(np.float32)
                 else:
-                    yield from self._sentence(tokens, settings, cancel)
+                    yield from self._sentence(tokens, settings, cancel, index)
         finally:
             cancel.set()  # a decode still running in the background stops at its next step
 
     def _decode_in_background(self, tokens: TokenizedText, settings: InferenceConfig,
-                              cancel: threading.Event) -> queue.Queue:
+                              cancel: threading.Event, speaker: int | None) -> queue.Queue:
         """Start decoding one sentence in a worker thread; its frames ``(r, n_mels)`` arrive in the
         queue, then the end marker (or the exception that stopped it). Setting ``cancel`` stops it."""
         synthesizer = self.synthesizer
         frames: queue.Queue = queue.Queue()
         ids = torch.tensor([tokens.ids], device=synthesizer.device)
         last = torch.tensor([last_spoken(synthesizer.tokenizer.ids_to_symbols(tokens.ids))], device=synthesizer.device)
+        speakers = None if speaker is None else torch.tensor([speaker], device=synthesizer.device)
 
         def run() -> None:
             try:
                 with torch.no_grad():
                     synthesizer.model.inference(ids, None, settings, last,
-                                                on_step=stop_when(cancel, lambda step: frames.put(step[0].float().cpu())))
+                                                on_step=stop_when(cancel, lambda step: frames.put(step[0].float().cpu())),
+                                                speakers=speakers)
                 frames.put(_END)
             except Exception as exc:  # noqa: BLE001 - handed to the consumer (if still there), who raises it
                 frames.put(exc)
@@ -85,9 +89,9 @@ class Streamer:
 
     @torch.no_grad()
     def _sentence(self, tokens: TokenizedText, settings: InferenceConfig,
-                  cancel: threading.Event) -> Iterator[np.ndarray]:
+                  cancel: threading.Event, speaker: int | None) -> Iterator[np.ndarray]:
         context_v = self.synthesizer.vocoder.context_frames or 0
-        incoming = self._decode_in_background(tokens, settings, cancel)
+        incoming = self._decode_in_background(tokens, settings, cancel, speaker)
         before: list[torch.Tensor] = []  # mel frames before the postnet, (n_mels,) each
         emitted, finished, chunk = 0, False, self.first_chunk_frames
         while True:

@@ -102,11 +102,12 @@ class Job:
 
 @dataclass
 class Batcher:
-    """Collects the jobs of one (voice, vocoder, settings) that arrive together and synthesizes
-    them as one batch in a worker thread; ``finished(n)`` hears when n jobs' work has ended."""
+    """Collects the jobs of one (voice, vocoder, speaker, settings) that arrive together and
+    synthesizes them as one batch in a worker thread; ``finished(n)`` hears when n jobs' work has ended."""
 
     synthesizer: Synthesizer
     settings: InferenceConfig
+    speaker: str | None
     window: float
     finished: Callable[[int], None]
     pending: list[Job] = field(default_factory=list)
@@ -131,7 +132,8 @@ class Batcher:
         for job in live:
             job.batch, job.cancel = live, cancel
         try:
-            results = await asyncio.to_thread(self.synthesizer, [job.text for job in live], self.settings, cancel)
+            results = await asyncio.to_thread(self.synthesizer, [job.text for job in live], self.settings, cancel,
+                                              self.speaker)
         except Cancelled:
             return  # every request of the batch had gone
         except Exception as exc:  # noqa: BLE001 - every waiting request hears of it
@@ -154,18 +156,20 @@ class Service:
             raise TTSError("tts serve needs at least one voice")
         self.voices, self.limits = voices, limits
         self.default_voice = next(iter(voices))
-        self.batchers: dict[tuple[str, str, str], Batcher] = {}
+        self.batchers: dict[tuple[str, ...], Batcher] = {}
         self.jobs = 0
 
     def describe(self) -> dict[str, Any]:
         return {"status": "ok", "voices": {name: sorted(by_vocoder) for name, by_vocoder in self.voices.items()},
                 "default_voice": self.default_voice,
                 "default_vocoders": {name: next(iter(by_vocoder)) for name, by_vocoder in self.voices.items()},
+                "speakers": {name: next(iter(by_vocoder.values())).speakers for name, by_vocoder in self.voices.items()},
                 "jobs": self.jobs,
                 "limits": {"max_chars": self.limits.max_chars, "max_jobs": self.limits.max_jobs}}
 
-    def parse(self, body: bytes, content_type: str) -> tuple[str, str, str, InferenceConfig]:
-        """The text, voice, vocoder and settings a request asks for; a bad one raises RequestError."""
+    def parse(self, body: bytes, content_type: str) -> tuple[str, str, str, str | None, InferenceConfig]:
+        """The text, voice, vocoder, speaker (None for a voice of one speaker; default: its first)
+        and settings a request asks for; a bad one raises RequestError."""
         if "application/json" not in content_type:
             raise RequestError(415, f"send JSON (Content-Type: application/json), not {content_type or 'nothing'}")
         try:
@@ -174,16 +178,17 @@ class Service:
             raise RequestError(400, f"the body is not valid JSON ({exc})") from None
         if not isinstance(request, dict):
             raise RequestError(400, 'the body must be a JSON object like {"text": "Hello."}')
-        unknown = sorted(set(request) - {"text", "voice", "vocoder", "settings"})
+        unknown = sorted(set(request) - {"text", "voice", "vocoder", "speaker", "settings"})
         if unknown:
-            raise RequestError(400, f"unknown field(s) {', '.join(unknown)}: send text, voice, vocoder, settings")
+            raise RequestError(400, f"unknown field(s) {', '.join(unknown)}: send text, voice, vocoder, speaker, "
+                                    f"settings")
         text = request.get("text")
         if not isinstance(text, str) or not text.strip():
             raise RequestError(400, 'give the text to say: {"text": "Hello."}')
         if len(text) > self.limits.max_chars:
             raise RequestError(413, f"the text has {len(text)} characters; this service says at most "
                                     f"{self.limits.max_chars} per request")
-        for name in ("voice", "vocoder"):
+        for name in ("voice", "vocoder", "speaker"):
             if request.get(name) is not None and not isinstance(request[name], str):
                 raise RequestError(400, f"{name} must be a name (a string), not {type(request[name]).__name__}")
         voice = request.get("voice") or self.default_voice
@@ -194,6 +199,12 @@ class Service:
         if vocoder not in vocoders:
             raise RequestError(404, f"voice {voice!r} has no vocoder {vocoder!r} (it has {', '.join(vocoders)})")
         synthesizer = vocoders[vocoder]
+        speakers = synthesizer.speakers
+        speaker = request.get("speaker") or (speakers[0] if speakers else None)
+        if speaker is not None and speaker not in speakers:
+            raise RequestError(404 if speakers else 400,
+                               f"voice {voice!r} has no speaker {speaker!r} (it has {', '.join(speakers)})" if speakers
+                               else f"voice {voice!r} has one speaker: send no speaker")
         changes = request.get("settings") or {}
         if not isinstance(changes, dict) or set(changes) - set(REQUEST_SETTINGS):
             raise RequestError(400, f"settings must be an object that changes some of {', '.join(REQUEST_SETTINGS)}")
@@ -201,7 +212,7 @@ class Service:
             settings = resolve_inference(synthesizer.settings, changes)
         except TTSError as exc:
             raise RequestError(422, str(exc)) from None
-        return text, voice, vocoder, settings
+        return text, voice, vocoder, speaker, settings
 
     def _admit(self, text: str, synthesizer: Synthesizer) -> None:
         """Refuse a request when the service is full (503) or its text has nothing to say (400), before any work."""
@@ -215,14 +226,15 @@ class Service:
     def _finished(self, n: int) -> None:
         self.jobs -= n
 
-    def stream(self, text: str, synthesizer: Synthesizer, settings: InferenceConfig) -> StreamingResponse:
+    def stream(self, text: str, synthesizer: Synthesizer, settings: InferenceConfig,
+               speaker: str | None = None) -> StreamingResponse:
         """A WAV streamed chunk by chunk (:class:`~tts.streaming.Streamer`); a client that goes
         away stops the decoding at its next step."""
         self._admit(text, synthesizer)
 
         async def chunks() -> AsyncIterator[bytes]:
             cancel = threading.Event()
-            pieces = Streamer(synthesizer)(text, settings, cancel)
+            pieces = Streamer(synthesizer)(text, settings, cancel, speaker)
             self.jobs += 1  # counted while it runs: a stream never started holds no place
             try:
                 yield streaming_wav_header(synthesizer.config.audio.sample_rate)
@@ -235,12 +247,13 @@ class Service:
         return StreamingResponse(chunks(), media_type="audio/wav")
 
     async def synthesize(self, text: str, synthesizer: Synthesizer, settings: InferenceConfig,
-                         key: tuple[str, str, str], disconnected: Callable[[], Awaitable[bool]]) -> Result:
+                         key: tuple[str, ...], disconnected: Callable[[], Awaitable[bool]],
+                         speaker: str | None = None) -> Result:
         """The request's result, or a :class:`RequestError`; its job is given up when the request
         times out or ``disconnected()`` says the client left."""
         self._admit(text, synthesizer)
         self.jobs += 1  # given back by the batcher when the job's work ends
-        batcher = self.batchers.setdefault(key, Batcher(synthesizer, settings, self.limits.batch_window,
+        batcher = self.batchers.setdefault(key, Batcher(synthesizer, settings, speaker, self.limits.batch_window,
                                                         self._finished))
         job = batcher.submit(text)
         deadline = time.monotonic() + self.limits.timeout
@@ -305,12 +318,13 @@ def create_app(service: Service) -> Starlette:
                 body += chunk
                 if len(body) > service.limits.max_body_bytes:
                     raise RequestError(413, f"the body is over {service.limits.max_body_bytes} bytes")
-            text, voice, vocoder, settings = service.parse(body, request.headers.get("content-type", ""))
+            text, voice, vocoder, speaker, settings = service.parse(body, request.headers.get("content-type", ""))
             synthesizer = service.voices[voice][vocoder]
             if request.query_params.get("stream") == "1":
-                return service.stream(text, synthesizer, settings)
-            result = await service.synthesize(text, synthesizer, settings, (voice, vocoder, repr(settings)),
-                                              request.is_disconnected)
+                return service.stream(text, synthesizer, settings, speaker)
+            result = await service.synthesize(text, synthesizer, settings,
+                                              (voice, vocoder, speaker or "", repr(settings)),
+                                              request.is_disconnected, speaker)
         except RequestError as exc:
             return SafeJSONResponse({"error": exc.message}, status_code=exc.status)
         warnings = warnings_of(result)
@@ -319,7 +333,7 @@ def create_app(service: Service) -> Starlette:
             return SafeJSONResponse({"audio": base64.b64encode(wav_bytes(result)).decode(),
                                      "sample_rate": result.sample_rate, "seconds": round(result.duration, 3),
                                      "figure": base64.b64encode(figure).decode(), "warnings": warnings,
-                                     "voice": voice, "vocoder": vocoder,
+                                     "voice": voice, "vocoder": vocoder, "speaker": speaker,
                                      "timings": {k: round(v, 4) for k, v in result.timings.items()}})
         headers = {"X-TTS-Seconds": f"{result.duration:.3f}", "X-TTS-Warnings": str(len(warnings))}
         return Response(wav_bytes(result), media_type="audio/wav", headers=headers)

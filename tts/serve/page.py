@@ -1,5 +1,5 @@
-"""The page ``tts serve`` shows at ``/``: type text, choose a voice and a vocoder (the service's
-default preselected), listen, and see beside the audio the alignment and mel figure of what was
+"""The page ``tts serve`` shows at ``/``: type text, choose a voice, a vocoder (the service's
+default preselected) and, for a voice of several speakers, a speaker, listen, and see beside the audio the alignment and mel figure of what was
 said, its warnings (step-limit hits, skips, repeats) and the time each stage took."""
 
 PAGE = """<!doctype html>
@@ -24,6 +24,7 @@ img{max-width:100%;border:1px solid #ddd}
 <div class="controls">
 <label>voice <select id="voice"></select></label>
 <label>vocoder <select id="vocoder"></select></label>
+<label id="speaker-choice" hidden>speaker <select id="speaker"></select></label>
 <button id="speak">Speak</button>
 </div>
 <div class="result">
@@ -36,11 +37,12 @@ img{max-width:100%;border:1px solid #ddd}
 <div><img id="figure" alt="alignment and mel spectrogram of what was said"></div>
 </div>
 <script>
-const voices = {}, defaultVocoders = {};
+const voices = {}, defaultVocoders = {}, speakers = {};
 async function load() {
   const health = await (await fetch("/health")).json();
   Object.assign(voices, health.voices);
   Object.assign(defaultVocoders, health.default_vocoders);
+  Object.assign(speakers, health.speakers);
   const voice = document.getElementById("voice");
   for (const name of Object.keys(voices)) voice.add(new Option(name, name));
   voice.value = health.default_voice;
@@ -52,6 +54,10 @@ function fillVocoders() {
   vocoder.innerHTML = "";
   for (const name of voices[voice]) vocoder.add(new Option(name, name));
   vocoder.value = defaultVocoders[voice];  // what the service uses when a request names none
+  const speaker = document.getElementById("speaker");
+  speaker.innerHTML = "";
+  for (const name of speakers[voice] || []) speaker.add(new Option(name, name));
+  document.getElementById("speaker-choice").hidden = !(speakers[voice] || []).length;
 }
 function took(answer) {
   const t = answer.timings, parts = ["frontend", "acoustic", "vocoder"].map(k => k + " " + t[k].toFixed(2));
@@ -65,6 +71,7 @@ async function speak() {
   document.getElementById("clean").hidden = true;
   const body = {text: document.getElementById("text").value, voice: document.getElementById("voice").value,
                 vocoder: document.getElementById("vocoder").value};
+  if (!document.getElementById("speaker-choice").hidden) body.speaker = document.getElementById("speaker").value;
   const response = await fetch("/synthesize?format=json",
                                {method: "POST", headers: {"Content-Type": "application/json"}, body: JSON.stringify(body)});
   const answer = await response.json();
@@ -75,7 +82,8 @@ async function speak() {
     warnings.appendChild(Object.assign(document.createElement("li"), {textContent: warning}));
   }
   document.getElementById("clean").hidden = answer.warnings.length > 0;
-  status.textContent = took(answer) + " by " + answer.voice + " through " + answer.vocoder;
+  status.textContent = took(answer) + " by " + answer.voice + (answer.speaker ? " (" + answer.speaker + ")" : "")
+                       + " through " + answer.vocoder;
 }
 document.getElementById("speak").onclick = speak;
 load();
