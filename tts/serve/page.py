@@ -1,6 +1,7 @@
 """The page ``tts serve`` shows at ``/``: type text, choose a voice, a vocoder (the service's
-default preselected) and, for a voice of several speakers, a speaker, listen, and see beside the audio the alignment and mel figure of what was
-said, its warnings (step-limit hits, skips, repeats) and the time each stage took."""
+default preselected) and, for a voice of several speakers, a speaker; listen, and see beside the
+audio the alignment and mel figure of what was said, its warnings (step-limit hits, skips,
+repeats) and the time each stage took."""
 
 PAGE = """<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><title>tts</title>
