@@ -14,6 +14,7 @@ def declare(p: argparse.ArgumentParser) -> None:
     p.add_argument("--utterance", help="a validation utterance id (teacher-forced; needs --data)")
     p.add_argument("--data", help="corpus root with features")
     p.add_argument("--out", required=True, help="PNG file")
+    p.add_argument("--speaker", help="who says --text, for a model of several speakers")
     p.add_argument("--head", type=int_pair, metavar="LAYER,HEAD", help="a Transformer-TTS encoder-decoder attention")
     p.add_argument("--all-heads", action="store_true", help="grid of every layer and head (Transformer-TTS)")
     add_inference(p, batch_size=False)
@@ -25,5 +26,5 @@ def run(args: argparse.Namespace) -> None:
 
     out = plot_alignments(args.checkpoint, args.out, text=args.text, data_root=args.data, utterance=args.utterance,
                           device=device(args), int8=args.int8, head=args.head, all_heads=args.all_heads,
-                          changes=inference_changes(args))
+                          changes=inference_changes(args), speaker=args.speaker)
     print(f"wrote {out}")

@@ -64,9 +64,10 @@ def teacher_forced(loaded: checkpoint.LoadedModel, data_root: str | Path, uttera
                  tokens, attention_report(alignment, symbols=tokens), f"{utterance} (teacher-forced)")
 
 
-def free_running(synthesizer: Synthesizer, text: str) -> Panel:
-    """Alignment, mel and stop curve of synthesized text (all its sentences, joined with pauses)."""
-    result = synthesizer([text])[0]
+def free_running(synthesizer: Synthesizer, text: str, speaker: str | None = None) -> Panel:
+    """Alignment, mel and stop curve of synthesized text (all its sentences, joined with pauses),
+    said as ``speaker`` by a multi-speaker model."""
+    result = synthesizer([text], speaker=speaker)[0]
     return Panel(result.alignment, result.attention_heads, result.mel, None, result.stop_probs, result.tokens,
                  result.segments[0].report, text[:100])
 
@@ -74,13 +75,14 @@ def free_running(synthesizer: Synthesizer, text: str) -> Panel:
 def plot_alignments(checkpoints: list[str], out: str | Path, text: str | None = None, data_root: str | None = None,
                     utterance: str | None = None, device: str = "cpu", int8: bool = False,
                     head: tuple[int, int] | None = None, all_heads: bool = False,
-                    changes: Mapping[str, Any] | None = None) -> Path:
+                    changes: Mapping[str, Any] | None = None, speaker: str | None = None) -> Path:
     """One checkpoint: the full figure. Several: their alignments side by side, in the order given.
     ``changes``: inference settings that replace each checkpoint's own (:func:`resolve_inference`).
 
     Multi-head models (Transformer-TTS): ``head=(layer, head)`` plots that head instead of the
     default (teacher forcing: the guided heads' mean; inference: the most diagonal head);
-    ``all_heads`` plots a layers × heads grid of the first checkpoint.
+    ``all_heads`` plots a layers × heads grid of the first checkpoint. A multi-speaker model says
+    ``text`` as ``speaker``; teacher forcing uses the corpus's speaker of the utterance.
     """
     if (text is None) == (utterance is None):
         raise TTSError("give either --text or --utterance (with --data)")
@@ -101,7 +103,7 @@ def plot_alignments(checkpoints: list[str], out: str | Path, text: str | None = 
             panel = teacher_forced(loaded, data_root, utterance)
         else:
             assert text is not None
-            panel = free_running(Synthesizer(loaded, device, int8, settings=settings), text)
+            panel = free_running(Synthesizer(loaded, device, int8, settings=settings), text, speaker)
         panel.step, panel.r = loaded.step, loaded.model.reduction_factor
         if (head is not None or all_heads) and panel.heads is None:
             raise TTSError(f"{path} is a single-attention model: --head / --all-heads need Transformer-TTS")
