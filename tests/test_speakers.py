@@ -211,6 +211,14 @@ def test_evaluation_says_each_utterance_as_its_speaker_and_scores_each_speaker(t
     assert sum(s["utterances"] for s in summary["speakers"].values()) == len(rows)
     shares = [s["identified"] * s["utterances"] for s in summary["speakers"].values()]
     assert summary["speaker_identified"] == pytest.approx(sum(shares) / len(rows), abs=1e-3)
+    # every sentence said as one speaker (a voice's closest to a speaker it does not know)
+    evaluate(synth, two_speaker_corpus, tmp_path / "as_slt", split="train", use_asr=False, use_mos=False,
+             progress=False, speaker="slt")
+    rows = json.loads((tmp_path / "as_slt" / "utterances.json").read_text())
+    assert {r.get("said_as", r["speaker"]) for r in rows} == {"slt"} and {r["speaker"] for r in rows} == set(SPEAKERS)
+    with pytest.raises(TTSError, match="unknown speaker 'kal'"):
+        evaluate(synth, two_speaker_corpus, tmp_path / "as_kal", split="train", use_asr=False, use_mos=False,
+                 progress=False, speaker="kal")
 
 
 def test_the_speaker_encoder_tells_two_voices_apart(tmp_path):

@@ -14,11 +14,12 @@ from tts.synthesis import Synthesizer
 
 def evaluate(synthesizer: Synthesizer, data_root: str | Path, out: str | Path, split: str = "test",
              limit: int | None = None, use_asr: bool = True, use_mos: bool = True, progress: bool = True,
-             use_speaker: bool | None = None) -> dict:
+             use_speaker: bool | None = None, speaker: str | None = None) -> dict:
     """Evaluate ``split`` (its first ``limit`` utterances) against its recordings with the
-    synthesizer's settings; a multi-speaker voice says each utterance as the corpus's speaker of
-    it, and is scored per speaker and for speaker similarity (``use_speaker``, default: for a
-    multi-speaker voice). Returns the summary written to ``out/summary.json``."""
+    synthesizer's settings. A multi-speaker voice says each utterance as the corpus's speaker of
+    it, or all as ``speaker`` (e.g. its closest voice to a speaker it does not know). On a voice
+    or a corpus of several speakers every figure is also given per speaker, with speaker
+    similarity (``use_speaker``; default: then). Returns the summary written to ``out/summary.json``."""
     out = Path(out)
     metadata = {u.id: u for u in read_metadata(data_root)}
     wanted = read_split(data_root, split)[:limit]
@@ -26,12 +27,14 @@ def evaluate(synthesizer: Synthesizer, data_root: str | Path, out: str | Path, s
     if not utterances:
         raise TTSError(f"split '{split}' of {data_root} has no utterances in metadata.csv")
     audio = synthesizer.config.audio
-    speakers = bool(synthesizer.speakers)
-    for utt in utterances:
-        synthesizer.speaker_index(utt.speaker if speakers else None)  # every speaker known, before any work
+    several = bool(synthesizer.speakers)
+    said_as = {u.id: speaker or u.speaker if several else speaker for u in utterances}
+    for name in set(said_as.values()):
+        synthesizer.speaker_index(name)  # every speaker known (or none asked of one voice), before any work
     items = [Item(u.id, u.normalized, edge_silence(load_wav(u.wav_path(data_root), audio.sample_rate)[0], audio),
-                  speaker=u.speaker if speakers else "") for u in utterances]
-    meters = Meters.create(use_asr, use_mos, speakers if use_speaker is None else use_speaker)
+                  speaker=u.speaker, said_as=said_as[u.id]) for u in utterances]
+    any_speaker = several or any(u.speaker for u in utterances)
+    meters = Meters.create(use_asr, use_mos, any_speaker if use_speaker is None else use_speaker)
     scored = score(synthesizer, items, out, meters, progress)
     summary = {"checkpoint_step": synthesizer.step, "split": split, **summarize(scored)}
     write_tables([s.row for s in scored], summary, out)

@@ -44,7 +44,8 @@ class Item:
     text: str
     reference: np.ndarray
     category: str = ""
-    speaker: str = ""
+    speaker: str = ""            # the recording's speaker, in a corpus of several
+    said_as: str | None = None   # the speaker a multi-speaker model says it as
 
 
 @dataclass
@@ -110,14 +111,15 @@ def score(synthesizer: Synthesizer, items: list[Item], out: Path, meters: Meters
     batch_size = settings.batch_size
     scored = []
     for chunk in tqdm(speaker_batches(items, batch_size), desc="evaluate", unit="batch", disable=not progress):
-        for item, result in zip(chunk, synthesizer([i.text for i in chunk], settings, speaker=chunk[0].speaker or None)):
+        for item, result in zip(chunk, synthesizer([i.text for i in chunk], settings, speaker=chunk[0].said_as)):
             ref_mel = mel_fn(torch.from_numpy(item.reference)).numpy()
             save_wav(out / "wavs" / f"{item.id}.wav", result.waveform, result.sample_rate)
             save_figure(result.figure(synthesizer.step, settings.stop_threshold), out / "wavs" / f"{item.id}.png")
             reports = [seg.report for seg in result.segments]
             row = {
                 "id": item.id, **({"category": item.category} if item.category else {}),
-                **({"speaker": item.speaker} if item.speaker else {}), "text": item.text,
+                **({"speaker": item.speaker} if item.speaker else {}),
+                **({"said_as": item.said_as} if item.said_as and item.said_as != item.speaker else {}), "text": item.text,
                 "seconds": round(result.duration, 3), "reference_seconds": round(len(item.reference) / audio.sample_rate, 3),
                 "rtf": round(result.rtf, 4), "mcd_db": round(mel_cepstral_distortion(result.mel, ref_mel), 3),
                 "focus_rate": round(float(np.mean([r.focus_rate for r in reports])), 3),
@@ -152,10 +154,10 @@ def score(synthesizer: Synthesizer, items: list[Item], out: Path, meters: Meters
 
 
 def speaker_batches(items: list[Item], batch_size: int) -> list[list[Item]]:
-    """The items in batches of at most ``batch_size``, each of one speaker (in order of first appearance)."""
-    by_speaker: dict[str, list[Item]] = {}
+    """The items in batches of at most ``batch_size``, each said as one speaker (in order of first appearance)."""
+    by_speaker: dict[str | None, list[Item]] = {}
     for item in items:
-        by_speaker.setdefault(item.speaker, []).append(item)
+        by_speaker.setdefault(item.said_as, []).append(item)
     return [group[start:start + batch_size] for group in by_speaker.values()
             for start in range(0, len(group), batch_size)]
 
