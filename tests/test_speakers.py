@@ -289,3 +289,22 @@ def test_the_service_offers_each_voice_s_speakers(two_speaker_checkpoint, tiny_e
             answer = client.post("/synthesize", json={"text": "A cat.", **body})
             assert answer.status_code == status and answer.json()["error"] == message
         assert client.get("/health").json()["status"] == "ok"  # and it keeps serving
+
+
+def test_a_minutes_subset_trains_on_part_of_the_split_and_shares_the_rest(tiny_corpus, tmp_path):
+    import yaml
+
+    config = tmp_path / "tiny.yaml"
+    config.write_text(yaml.safe_dump(tiny_config_dict()))
+    recipe = [sys.executable, str(ROOT / "egs/synthetic/minutes_subset.py"), "--data", str(tiny_corpus),
+              "--config", str(config), "--out", str(tmp_path / "part")]
+    done = subprocess.run(recipe + ["--minutes", "0.03"], capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr
+    part = tmp_path / "part"
+    info = json.loads((part / "subset.json").read_text())
+    assert info["minutes"] >= 0.03 and 0 < len(read_split(part, "train")) < len(read_split(tiny_corpus, "train"))
+    assert set(read_split(part, "train")) <= set(read_split(tiny_corpus, "train"))
+    assert read_split(part, "test") == read_split(tiny_corpus, "test") and (part / "features").is_symlink()
+    too_much = subprocess.run(recipe[:-1] + [str(tmp_path / "all"), "--minutes", "600"], capture_output=True, text=True)
+    assert too_much.returncode == 2 and "fewer than the 600 asked for" in too_much.stderr
+    assert not (tmp_path / "all").exists()
