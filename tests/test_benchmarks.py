@@ -70,10 +70,10 @@ def test_model_benchmark_times_any_configured_model(capsys, tmp_path):
                                      "inference": {"ms_per_decoder_step_incl_encoder_postnet": 1e6}}))
     cli.main(["bench", "model", "--config", str(config), "--threads", "1", "--train-steps", "1",
               "--inference-steps", "12", "--reference-json", str(reference), "--precisions", "int8", "fp32", "bf16",
-              "--batch-sizes", "2", "1", "--iters", "4"])
+              "--batch-sizes", "2", "1", "--iters", "4", "--speakers", "3"])
     result = json.loads(capsys.readouterr().out)
-    assert (result["model"], result["reduction_factor"], result["attention"], result["device"]) == (
-        "transformer_tts", 2, "2-head encoder-decoder", "cpu")
+    assert (result["model"], result["reduction_factor"], result["attention"], result["device"], result["speakers"]) == (
+        "transformer_tts", 2, "2-head encoder-decoder", "cpu", 3)  # a speaker table, conditioning timed
     assert sorted(result["train"]) == ["bf16", "fp32"]  # int8 is inference only
     assert result["hardware"].startswith("cpu (") and result["int8_kernels"] == int8_kernels().describe()
     for train in result["train"].values():

@@ -127,7 +127,8 @@ def time_inference(model: AutoregressiveTTS, text: torch.Tensor, precisions: lis
         for batch_size in batch_sizes:
             def decode(m: AutoregressiveTTS = m, batch_size: int = batch_size) -> Any:
                 with autocast(precision, device):
-                    return m.inference(text.repeat(batch_size, 1), settings=forced)
+                    speakers = torch.zeros(batch_size, dtype=torch.long, device=text.device) if m.speaker_names else None
+                    return m.inference(text.repeat(batch_size, 1), settings=forced, speakers=speakers)
 
             times, out = timed_runs(decode, runs, device)
             seconds, key = float(np.median(times)), f"{precision}_batch{batch_size}"
@@ -162,23 +163,27 @@ def targets_met(speedup: dict[str, float], timing: InferenceTiming, on_gpu: bool
 def bench_model(threads: int = 2, config_path: str | None = None, train_steps: int = 5, inference_steps: int = 500,
                 inference_runs: int = 3, seed: int = 0, reference: dict | None = None, device: str = "cpu",
                 precisions: list[str] | None = None, batch_sizes: list[int] | None = None,
-                griffin_lim_iters: int = 64) -> dict:
+                griffin_lim_iters: int = 64, speakers: int = 0) -> dict:
     """Training: :func:`time_training` on the harness's batch of 8 (text 120…80 tokens, mel 400…600
     frames) in fp32 and, with bf16 among ``precisions``, under bf16 autocast. Inference and
     synthesis: :func:`time_inference` (default precisions fp32 and int8 on the CPU, fp32 and bf16 on
     CUDA; batch sizes 1 and 16, and 64 on CUDA). The model is the config's (default: NVIDIA's sizes,
     configs/tacotron2.yaml). With the ``reference``'s figures the result holds the speed-up factors
-    and ``targets_met``."""
+    and ``targets_met``. ``speakers``: a table of that many speakers (the batch's items said by
+    each in turn, inference by the first), to measure what conditioning costs."""
     on_gpu = torch.device(device).type == "cuda"
     precisions = check_precisions(precisions or (["fp32", "bf16"] if on_gpu else ["fp32", "int8"]), device)
     batch_sizes = sorted(set(batch_sizes or ([1, 16, 64] if on_gpu else [1, 16])))
     torch.set_num_threads(threads)
     torch.manual_seed(seed)
-    config = load_config(config_path or CONFIGS / "tacotron2.yaml")
+    config = load_config(config_path or CONFIGS / "tacotron2.yaml",
+                         [f"model.speakers.names=[{','.join(f's{i}' for i in range(speakers))}]"] if speakers else None)
     n_symbols = len(SymbolInventory())
     model = build_model(config.model, n_symbols, config.audio).to(device)
     r = model.reduction_factor
     batch = reference_batch(config, n_symbols, r, seed).to(device)
+    if model.speaker_names:
+        batch.speakers = (torch.arange(batch.ids.shape[0]) % len(model.speaker_names)).to(device)
     train = {p: time_training(model, batch, TTSLoss(config.loss), p, train_steps, device)
              for p in precisions if p != "int8"}
     model.eval()
@@ -191,7 +196,8 @@ def bench_model(threads: int = 2, config_path: str | None = None, train_steps: i
     result: dict[str, Any] = {
         "device": device, "hardware": describe_device(torch.device(device)), "threads": threads,
         "parameters_millions": round(sum(p.numel() for p in model.parameters()) / 1e6, 2),
-        "model": config.model.name, "reduction_factor": r, "attention": model.attention_name, "train": train,
+        "model": config.model.name, "reduction_factor": r, "attention": model.attention_name,
+        "speakers": len(model.speaker_names), "train": train,
         "inference_ms_per_decoder_step": timing.ms_per_step, "inference_decoder_steps": inference_steps,
         "synthesis": {"vocoder": f"griffin-lim, {griffin_lim_iters} iterations",
                       "audio_seconds_per_item": round(item_seconds, 3),
