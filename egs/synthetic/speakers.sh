@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Many voices on the offline synthetic corpora (docs/speakers.md), on a CPU:
-#   bash egs/synthetic/speakers.sh [--stage N] [--stop-stage M] [--steps 3000] [--adapt-steps 600]
+#   bash egs/synthetic/speakers.sh [--stage N] [--stop-stage M] [--steps 1500] [--adapt-steps 600]
 #        [--minutes "5 10 30"] [--eval-limit N] [--held-out kal]
 # Stages: 1 corpora (four training voices; the held-out voice alone) → 2 features → 3 train the
 # multi-speaker model (warm-started from the bundled voice) → 4 evaluate it per speaker →
@@ -9,7 +9,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 PY=${PY:-.venv/bin/python}; TTS=${TTS:-.venv/bin/tts}
-stage=1; stop_stage=6; steps=3000; adapt_steps=600; minutes="5 10 30"; eval_limit=""; held_out=kal
+stage=1; stop_stage=6; steps=1500; adapt_steps=600; minutes="5 10 30"; eval_limit=""; held_out=kal
 speakers=slt,awb,rms,ked
 config=configs/multispeaker_small.yaml; data=data/multispeaker; exp=exp/multispeaker
 while [ $# -gt 0 ]; do

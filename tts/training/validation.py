@@ -133,7 +133,8 @@ class ValidationRenderer:
             self.writer.add_image(f"alignment/{uid}", figure_to_array(fig), step, dataformats="HWC")
             save_figure(fig, self.exp_dir / "plots" / f"step{step:08d}_{uid}.png")
             inference = model.inference(batch.ids[:1, :n_text], batch.text_lengths[:1],
-                                        InferenceConfig(max_decoder_steps=2 * n_steps + 10))
+                                        InferenceConfig(max_decoder_steps=2 * n_steps + 10),
+                                        speakers=None if batch.speakers is None else batch.speakers[:1])
             if not bool(torch.isfinite(inference.mel).all()):
                 log.warning("step %d: free-running synthesis of %s is not finite; no audio written", step, uid)
                 continue
