@@ -109,8 +109,8 @@ def files(tmp_path_factory, tiny_experiment, tiny_corpus) -> dict[str, str]:
     (d / "cfg_latin1.yaml").write_bytes("model: {name: caf\xe9}\n".encode("latin-1"))
     put("cfg_latin1", d / "cfg_latin1.yaml")
     # ---------------------------------------------------------------- corpora
-    for name, metadata in {"dup": "A|one.|one.\nA|two.|two.\n", "cols": "A|one.|one.|x\n",
-                           "noid": "|one.|one.\n"}.items():
+    for name, metadata in {"dup": "A|one.|one.\nA|two.|two.\n", "cols": "A|one.|one.|x|y\n",
+                           "noid": "|one.|one.\n", "half_speakers": "A|one.|one.|awb\nB|two.|two.\n"}.items():
         (d / f"corpus_{name}").mkdir()
         (d / f"corpus_{name}" / "metadata.csv").write_text(metadata)
         put(f"corpus_{name}", d / f"corpus_{name}")
@@ -240,6 +240,8 @@ CASES: list[tuple[str, list[str], str]] = [
       for fixture, message in (line.split(" | ") for line in CHECKPOINT_CASES.strip().splitlines())],
     # ---------------------------------------------------------------- synthesize: text and options
     ("synthesize empty text", ["synthesize", "--checkpoint", C, "--text", "", "--out", OUT], "text is empty"),
+    ("synthesize speaker of one voice", ["synthesize", "--checkpoint", C, "--speaker", "awb", "--text", "Hi.",
+                                         "--out", OUT], "this voice has one speaker: drop the speaker ('awb')"),
     ("synthesize symbols only", ["synthesize", "--checkpoint", C, "--text", "?!", "--out", OUT],
      "nothing to speak after normalization"),
     ("synthesize empty file", ["synthesize", "--checkpoint", C, "--text-file", "{empty_txt}", "--out", OUT], "has no text"),
@@ -329,7 +331,9 @@ CASES: list[tuple[str, list[str], str]] = [
     ("features id with a slash", ["features", "--data", "{corpus_slash}", "--jobs", "1"],
      "id 'spk1/utt1' is not a plain file name"),
     ("features duplicate ids", ["features", "--data", "{corpus_dup}", "--jobs", "1"], "id A was already used on line 1"),
-    ("features extra columns", ["features", "--data", "{corpus_cols}", "--jobs", "1"], "got 4 field(s)"),
+    ("features extra columns", ["features", "--data", "{corpus_cols}", "--jobs", "1"], "got 5 field(s)"),
+    ("features speaker on some lines", ["features", "--data", "{corpus_half_speakers}", "--jobs", "1"],
+     "metadata.csv:2: no speaker field, where line 1 names one"),
     ("features no id", ["features", "--data", "{corpus_noid}", "--jobs", "1"], "expected 'id|text|normalized text'"),
     ("features latin-1 metadata", ["features", "--data", "{corpus_latin1}", "--jobs", "1"], "not UTF-8 text"),
     ("features jobs 0", ["features", "--data", "{corpus}", "--jobs", "0"], "must be at least 1, got 0"),

@@ -308,3 +308,16 @@ def test_a_minutes_subset_trains_on_part_of_the_split_and_shares_the_rest(tiny_c
     too_much = subprocess.run(recipe[:-1] + [str(tmp_path / "all"), "--minutes", "600"], capture_output=True, text=True)
     assert too_much.returncode == 2 and "fewer than the 600 asked for" in too_much.stderr
     assert not (tmp_path / "all").exists()
+
+
+def test_the_command_names_the_known_speakers_and_writes_nothing(two_speaker_checkpoint, tmp_path, capsys):
+    from tts import cli
+
+    out = tmp_path / "x.wav"
+    code = cli.main(["synthesize", "--checkpoint", str(two_speaker_checkpoint), "--speaker", "kal", "--text", "Hi.",
+                     "--out", str(out), "--vocoder", "griffin-lim"])
+    assert code == 2 and not out.exists()
+    assert capsys.readouterr().err.strip() == "error: unknown speaker 'kal': this voice knows awb, slt"
+    assert cli.main(["synthesize", "--checkpoint", str(two_speaker_checkpoint), "--speaker", "slt", "--text", "Hi.",
+                     "--out", str(out), "--vocoder", "griffin-lim", "--max-frames-per-token", "2"]) == 0
+    assert out.is_file()
