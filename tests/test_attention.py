@@ -173,4 +173,4 @@ def test_stepwise_monotonic_energy_bias_sets_how_likely_a_step_stays(toy, bias, 
         attn.v.weight.zero_()
     state = attn.init_state(memory, mask)
     _, weights, _ = attn(torch.zeros(B, DQ), state)
-    assert float(weights[0, 1]) == pytest.approx(moved, abs=0.005)  # 1 − σ(bias) of the mass moves on
+    assert weights[0, 1].item() == pytest.approx(moved, abs=0.005)  # 1 − σ(bias) of the mass moves on
