@@ -321,3 +321,13 @@ def test_the_command_names_the_known_speakers_and_writes_nothing(two_speaker_che
     assert cli.main(["synthesize", "--checkpoint", str(two_speaker_checkpoint), "--speaker", "slt", "--text", "Hi.",
                      "--out", str(out), "--vocoder", "griffin-lim", "--max-frames-per-token", "2"]) == 0
     assert out.is_file()
+
+
+def test_the_robustness_suite_needs_a_speaker_of_a_voice_of_several(two_speaker_checkpoint, tmp_path):
+    from tts.evaluation.robustness import run_suite
+    from tts.synthesis import Synthesizer
+
+    synth = Synthesizer(checkpoint.load(two_speaker_checkpoint))
+    with pytest.raises(TTSError, match="speaks as 2 speakers: choose one of awb, slt"):
+        run_suite(synth, tmp_path / "suite", use_asr=False, use_mos=False, progress=False)
+    assert not (tmp_path / "suite").exists()  # refused before any work

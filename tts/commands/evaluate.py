@@ -22,8 +22,8 @@ def declare(p: argparse.ArgumentParser) -> None:
     p.add_argument("--out", required=True, help="folder for summary.json, utterances.{csv,md}, wavs and plots")
     p.add_argument("--no-asr", action="store_true", help="skip the recognizer (no WER/CER)")
     p.add_argument("--no-mos", action="store_true", help="skip the quality meters (no DNSMOS, PESQ, STOI)")
-    p.add_argument("--speaker", help="a voice of several speakers says every sentence as this one (default: as the "
-                                     "corpus's speaker of each)")
+    p.add_argument("--speaker", help="a voice of several speakers says every sentence as this one (a corpus split: "
+                                     "by default as the corpus's speaker of each; a suite: needed)")
     add_inference(p)
     add_vocoder(p)
     p.set_defaults(func=run)
@@ -45,11 +45,9 @@ def run(args: argparse.Namespace) -> None:
     synthesizer = Synthesizer.from_checkpoint(args.checkpoint, device=device(args), int8=args.int8,
                                               lexicon=args.lexicon,
                                               changes=inference_changes(args))
-    if args.speaker and args.suite is not None:
-        raise TTSError("--speaker goes with --data (a corpus split), not with --suite")
     if args.suite is not None:
         run_suite(synthesizer, args.out, args.suite, args.data, use_asr=not args.no_asr, use_mos=not args.no_mos,
-                  categories=args.categories)
+                  categories=args.categories, speaker=args.speaker)
         print(Path(args.out, "categories.md").read_text())
     else:
         summary = evaluate(synthesizer, args.data, args.out, split=args.split, limit=args.limit,

@@ -91,13 +91,14 @@ def suite_items(synthesizer: Synthesizer, suite: dict, longest: int,
 
 def run_suite(synthesizer: Synthesizer, out: str | Path, suite: str = "robustness", data_root: str | Path | None = None,
               engine: str = "festival", use_asr: bool = True, use_mos: bool = True, progress: bool = True,
-              categories: list[str] | None = None) -> dict:
+              categories: list[str] | None = None, speaker: str | None = None) -> dict:
     """Run every category (or ``categories``) with the synthesizer's settings; write
     ``summary.json``, ``categories.md`` and the per-utterance tables under ``out``. The long
-    category always says each text in one go."""
+    category always says each text in one go. A voice of several speakers says it as ``speaker``."""
     start = time.perf_counter()
     out = Path(out)
     check_engine(engine)
+    synthesizer.speaker_index(speaker)  # a voice of several speakers says the suite as one of them
     definition = load_suite(suite)
     check_categories(definition, suite, categories)
     longest = longest_training_utterance(synthesizer, data_root)
@@ -106,7 +107,7 @@ def run_suite(synthesizer: Synthesizer, out: str | Path, suite: str = "robustnes
     by_category: dict[str, list[Item]] = {}
     for category, uid, text in suite_items(synthesizer, definition, longest, categories):
         reference = edge_silence(speak(normalize_text(text), ENGINE_VOICES[engine], audio.sample_rate), audio)
-        by_category.setdefault(category, []).append(Item(uid, text, reference, category))
+        by_category.setdefault(category, []).append(Item(uid, text, reference, category, said_as=speaker))
     scored: dict[str, list[Scored]] = {}
     for category, items in by_category.items():
         settings = (dataclasses.replace(synthesizer.settings, split_sentences=False) if category == "long"
