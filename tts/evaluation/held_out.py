@@ -28,7 +28,7 @@ def evaluate(synthesizer: Synthesizer, data_root: str | Path, out: str | Path, s
         raise TTSError(f"split '{split}' of {data_root} has no utterances in metadata.csv")
     audio = synthesizer.config.audio
     several = bool(synthesizer.speakers)
-    said_as = {u.id: speaker or u.speaker if several else speaker for u in utterances}
+    said_as = {u.id: (speaker or u.speaker) if several else speaker for u in utterances}
     for name in set(said_as.values()):
         synthesizer.speaker_index(name)  # every speaker known (or none asked of one voice), before any work
     items = [Item(u.id, u.normalized, edge_silence(load_wav(u.wav_path(data_root), audio.sample_rate)[0], audio),

@@ -44,8 +44,11 @@ class Trainer(TrainingRun[ExperimentConfig]):
                  resume: bool | str = False, device: str | None = None, progress: bool = True):
         super().__init__(config, exp_dir, device, progress)
         self.data_root = require_corpus(data_root)
-        inherited = (checkpoint.read(config.train.warm_start).acoustic()[0].model.speakers.names
-                     if config.train.warm_start and not resume and Path(config.train.warm_start).is_file() else [])
+        # the warm start is read once: its speakers name the table, its weights fill the model (open())
+        self._warm_contents = (checkpoint.read(config.train.warm_start, self.device)
+                               if config.train.warm_start and not resume and Path(config.train.warm_start).is_file()
+                               else None)
+        inherited = self._warm_contents.acoustic()[0].model.speakers.names if self._warm_contents is not None else []
         self.config = config = with_corpus_speakers(config, self.data_root, inherited)
         self.cache = feature_dir(self.data_root, config.audio, config.text)
         read_manifest(self.cache)  # fails with a clear line when features are missing
@@ -172,7 +175,8 @@ class Trainer(TrainingRun[ExperimentConfig]):
 
 
     def _warm_start(self, path: Path) -> None:
-        contents = checkpoint.read(path, self.device)
+        contents = self._warm_contents if self._warm_contents is not None else checkpoint.read(path, self.device)
+        self._warm_contents = None
         if contents.kind != "acoustic":
             raise TTSError(f"warm start: {path} is a vocoder checkpoint; warm start from an acoustic model's")
         theirs = contents.acoustic()[0].model.name
@@ -388,4 +392,3 @@ def speaker_rows(table: torch.Tensor, names: list[str], wanted: list[str]) -> to
     each known speaker keeps its row, a new one starts at the mean of the known rows."""
     mean = table.mean(dim=0)
     return torch.stack([table[names.index(name)] if name in names else mean for name in wanted])
-
