@@ -1,6 +1,7 @@
-"""``tts evaluate``: synthesize held-out sentences (a corpus split, or a shipped suite) and measure
-what users hear: attention failures, MCD, WER/CER and DNSMOS against the reference voice sent
-through the same vocoder (:mod:`tts.evaluation.scoring`)."""
+"""``tts evaluate``: synthesize held-out sentences (a corpus split, a shipped suite, or long passages
+of the corpus's test sentences said in one go) and measure what users hear: attention failures,
+MCD, WER/CER and DNSMOS against the reference voice sent through the same vocoder
+(:mod:`tts.evaluation.scoring`)."""
 
 from __future__ import annotations
 
@@ -8,7 +9,15 @@ import argparse
 import json
 from pathlib import Path
 
-from tts.commands.options import add_checkpoint, add_inference, add_split, add_vocoder, device, inference_changes
+from tts.commands.options import (
+    add_checkpoint,
+    add_inference,
+    add_split,
+    add_vocoder,
+    device,
+    inference_changes,
+    positive_int,
+)
 from tts.errors import TTSError
 
 
@@ -19,6 +28,11 @@ def declare(p: argparse.ArgumentParser) -> None:
     p.add_argument("--suite", help="a shipped suite instead of a corpus split: robustness")
     p.add_argument("--categories", nargs="+", metavar="CATEGORY",
                    help="with --suite: only these categories (e.g. everyday_heldout, one_word, long)")
+    p.add_argument("--long-form", nargs="*", type=positive_int, metavar="MULTIPLE",
+                   help="passages of the --data corpus's test sentences said in one go, at these multiples of "
+                        "its longest training utterance (default 1 2 4 8), Battenberg et al. 2020")
+    p.add_argument("--passages", type=positive_int, default=10,
+                   help="with --long-form: passages at each multiple (default 10)")
     p.add_argument("--out", required=True, help="folder for summary.json, utterances.{csv,md}, wavs and plots")
     p.add_argument("--no-asr", action="store_true", help="skip the recognizer (no WER/CER)")
     p.add_argument("--no-mos", action="store_true", help="skip the quality meters (no DNSMOS, PESQ, STOI)")
@@ -31,12 +45,15 @@ def declare(p: argparse.ArgumentParser) -> None:
 
 def run(args: argparse.Namespace) -> None:
     from tts.evaluation.held_out import evaluate
+    from tts.evaluation.long_form import MULTIPLES, run_long_form
     from tts.evaluation.robustness import check_categories, load_suite, run_suite
     from tts.fileio import writable_folder
     from tts.synthesis import Synthesizer
 
     if args.suite is None and args.data is None:
         raise TTSError("give --data (a corpus to evaluate on) or --suite robustness")
+    if args.long_form is not None and (args.suite is not None or args.data is None):
+        raise TTSError("--long-form draws its passages from a corpus's test split: give --data and no --suite")
     if args.categories and args.suite is None:
         raise TTSError("--categories picks categories of a suite: give --suite robustness")
     if args.suite is not None:  # an unknown suite or category fails before the model loads
@@ -45,7 +62,11 @@ def run(args: argparse.Namespace) -> None:
     synthesizer = Synthesizer.from_checkpoint(args.checkpoint, device=device(args), int8=args.int8,
                                               lexicon=args.lexicon,
                                               changes=inference_changes(args))
-    if args.suite is not None:
+    if args.long_form is not None:
+        run_long_form(synthesizer, args.data, args.out, args.long_form or MULTIPLES, args.passages,
+                      use_asr=not args.no_asr, use_mos=not args.no_mos, speaker=args.speaker)
+        print(Path(args.out, "long_form.md").read_text())
+    elif args.suite is not None:
         run_suite(synthesizer, args.out, args.suite, args.data, use_asr=not args.no_asr, use_mos=not args.no_mos,
                   categories=args.categories, speaker=args.speaker)
         print(Path(args.out, "categories.md").read_text())

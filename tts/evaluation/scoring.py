@@ -127,6 +127,7 @@ def score(synthesizer: Synthesizer, items: list[Item], out: Path, meters: Meters
                 "diagonal_correlation": round(float(np.mean([r.diagonal_correlation for r in reports])), 3),
                 **{column: sum(kind in r.failures for r in reports) for kind, column in FAILURE_COLUMNS.items()},
                 "first_token_skips": sum(r.first_token_skipped for r in reports),
+                **({"lost_at": rounded(reports[0].lost_at, 3)} if len(reports) == 1 else {}),
             }
             entry = Scored(row, speaker=item.speaker)
             if meters.speaker is not None:

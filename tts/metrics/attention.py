@@ -41,6 +41,7 @@ class AttentionReport:
     repeats: int = 0
     early_stop: bool = False
     step_limit_hit: bool = False
+    lost_at: float | None = None
 
     @property
     def failures(self) -> dict[Failure, int]:
@@ -115,7 +116,10 @@ def attention_report(alignment: np.ndarray, step_limit_hit: bool = False, symbol
       of word-perfect utterances) is not a repeat; a real jump back lasts many steps;
     * early stop: the furthest peak is more than ``end_tolerance`` tokens before the last sounding
       token (the last token without ``symbols``): closing punctuation, quotes and EOS after the
-      last phoneme take no frames in fluent speech.
+      last phoneme take no frames in fluent speech;
+    * lost at: where in the text reading first went wrong, as a share of it (0 = the first token,
+      1 = the last; None when nothing did): the first skipped token, the furthest token before the
+      first repeat, or the furthest token reached by an early stop or a run to the step limit.
     """
     alignment = np.asarray(alignment, dtype=np.float64)
     steps, n_text = alignment.shape
@@ -148,12 +152,18 @@ def attention_report(alignment: np.ndarray, step_limit_hit: bool = False, symbol
     track = median_filter(peaks, size=2 * flicker_steps + 1, mode="nearest") if flicker_steps > 0 else peaks
     behind = track < np.maximum.accumulate(track) - repeat_jump
     repeats = int(np.sum(behind[1:] & ~behind[:-1]) + (behind[0] if steps else 0))
+    early_stop = reached < last_sounding - end_tolerance
+    lost = [*skipped[:1]]
+    if repeats:
+        lost.append(int(np.maximum.accumulate(track)[int(np.argmax(behind))]))
+    if early_stop or step_limit_hit:
+        lost.append(reached)
     return AttentionReport(
         focus_rate=focus, monotonicity=monotonic, diagonal_correlation=corr, coverage=float(attended.mean()),
         skipped_tokens=skipped, first_token_skipped=first_sounding in skipped,
         start_token=int(peaks[np.argmax(counted)]) if steps else 0, repeats=repeats,
-        early_stop=reached < last_sounding - end_tolerance,
-        step_limit_hit=step_limit_hit)
+        early_stop=early_stop, step_limit_hit=step_limit_hit,
+        lost_at=min(lost) / max(n_text - 1, 1) if lost else None)
 
 
 def most_diagonal_head(heads: np.ndarray) -> tuple[int, int]:
