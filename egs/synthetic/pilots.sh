@@ -22,6 +22,13 @@ EPOCHS20="train.max_steps=1340 data.max_frames_per_batch=12800 data.max_batch_si
   optim.schedule.warmup_steps=100 optim.schedule.decay_steps=670 optim.schedule.min_lr=1e-4
   loss.guided_attention.decay=0.998 loss.guided_attention.until_step=1340"
 
+# The same lane-hours as 20 epochs at 12,800 frames, spent on 4x the updates of a quarter the size
+# (3,200 frames, 1.4 s an update): does alignment and reading need updates rather than epochs?
+UPDATES5360="train.max_steps=5360 data.max_frames_per_batch=3200 data.max_batch_size=128
+  train.validate_every=536 train.checkpoint_every=536 train.keep_last=2 train.n_val_audio=1
+  optim.schedule.warmup_steps=100 optim.schedule.decay_steps=2680 optim.schedule.min_lr=1e-4
+  loss.guided_attention.decay=0.9995 loss.guided_attention.until_step=5360"
+
 KIND=model.tacotron2.attention.kind
 GUIDE_OFF=loss.guided_attention.enabled=false
 declare -A PILOTS=(
@@ -35,6 +42,7 @@ declare -A PILOTS=(
   [sma_bias1_e20]="$KIND=stepwise_monotonic model.tacotron2.attention.energy_bias=1.0 optim.lr=2e-3 $EPOCHS20"
   [sma_bias3.5_e20]="$KIND=stepwise_monotonic model.tacotron2.attention.energy_bias=3.5 optim.lr=2e-3 $EPOCHS20"
   [forward_e20]="$KIND=forward optim.lr=2e-3 $EPOCHS20"
+  [forward_u5360]="$KIND=forward optim.lr=2e-3 $UPDATES5360"
   [forward_ta_e20]="$KIND=forward model.tacotron2.attention.transition_agent=true optim.lr=2e-3 $EPOCHS20"
   [hard_e20]="$KIND=hard model.tacotron2.attention.anneal_steps=1340 optim.lr=2e-3 $EPOCHS20"
   [hard_fast_e20]="$KIND=hard model.tacotron2.attention.anneal_steps=670 optim.lr=2e-3 $EPOCHS20"
