@@ -331,3 +331,35 @@ def test_the_robustness_suite_needs_a_speaker_of_a_voice_of_several(two_speaker_
     with pytest.raises(TTSError, match="speaks as 2 speakers: choose one of awb, slt"):
         run_suite(synth, tmp_path / "suite", use_asr=False, use_mos=False, progress=False)
     assert not (tmp_path / "suite").exists()  # refused before any work
+
+
+def test_a_ge2e_model_trains_on_each_recording_s_d_vector_and_speaks_with_each_speaker_s_mean(two_speaker_corpus,
+                                                                                           tmp_path):
+    """``vectors: ge2e``: training items carry their recordings' d-vectors (cached beside the
+    features), the table holds each speaker's mean and never moves, the projection learns."""
+    from tts.data.speaker_vectors import CACHE_NAME, utterance_vectors
+    from tts.training.trainer import Trainer
+
+    d = speaker_config(vectors="ge2e")
+    d["train"].update(max_steps=2, checkpoint_every=2, validate_every=2, n_val_audio=0)
+    trainer = Trainer(config_from_dict(d), two_speaker_corpus, tmp_path / "exp", progress=False)
+    assert trainer.model.fixed_parameters == ("speaker_table.weight",)
+    table = trainer.model.speaker_table.weight.detach().clone()
+    assert table.shape == (2, 256) and not trainer.model.speaker_table.weight.requires_grad
+    train_ids = read_split(two_speaker_corpus, "train")
+    vectors = utterance_vectors(two_speaker_corpus, train_ids, progress=False)
+    assert (two_speaker_corpus / "features" / CACHE_NAME).is_file()
+    speaker_of = {u.id: u.speaker for u in read_metadata(two_speaker_corpus)}
+    for row, name in enumerate(SPEAKERS):
+        mean = np.mean([vectors[i] for i in train_ids if speaker_of[i] == name], axis=0)
+        assert torch.allclose(table[row], torch.from_numpy(mean / np.linalg.norm(mean)), atol=1e-5)
+    assert not torch.allclose(table[0], table[1])
+    batch = trainer.train_set.collate(2)([trainer.train_set[0], trainer.train_set[1]])
+    assert batch.speaker_vectors is not None and batch.speaker_vectors.shape == (2, 256)
+    trainer.fit()
+    trained = checkpoint.load(tmp_path / "exp" / "checkpoint_00000002.pt")
+    assert trained.config.model.speakers.vectors == "ge2e"
+    torch.testing.assert_close(trained.model.speaker_table.weight, table)     # data, not learnt
+    assert trained.model.speaker_projection.weight.abs().sum() > 0               # learnt from zero
+    with pytest.raises(TTSError, match=r"speaker vectors must be \(1, 256\), got \(1, 64\)"):
+        trained.model.encode(torch.tensor([[1, 2]]), torch.tensor([2]), None, torch.zeros(1, 64))

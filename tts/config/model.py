@@ -91,13 +91,17 @@ ModelName = Literal["tacotron2", "transformer_tts"]
 
 @dataclass
 class SpeakerConfig:
-    """The speakers of a multi-speaker model: ``names`` in the order of its learned table (empty:
-    one speaker, no table; training fills them from a multi-speaker corpus's speaker field), each
-    an ``embedding_dim`` vector that a linear layer adds to every encoder output (ESPnet's
-    ``spk_embed_integration_type: add``)."""
+    """The speakers of a multi-speaker model: ``names`` in the order of its table (empty: one
+    speaker, no table; training fills them from a multi-speaker corpus's speaker field), each a
+    vector that a linear layer adds to every encoder output (ESPnet's
+    ``spk_embed_integration_type: add``). ``vectors``: ``table``, a learned ``embedding_dim``
+    vector per speaker; or ``ge2e``, external d-vectors from an offline speaker encoder (256 numbers;
+    ``embedding_dim`` does not apply): training gives each utterance its recording's own, and the
+    table holds each speaker's mean, which synthesis uses."""
 
     names: list[str] = field(default_factory=list)
     embedding_dim: int = bounded(64, 1)
+    vectors: Literal["table", "ge2e"] = "table"
 
     def __post_init__(self) -> None:
         repeated = sorted({name for name in self.names if self.names.count(name) > 1})

@@ -24,7 +24,9 @@ from tts.errors import TTSError
 class Batch:
     """A padded batch. Shapes: ids ``(B, T_text)``, mels ``(B, n_mels, T_mel)`` with ``T_mel``
     a multiple of r, stop_targets ``(B, T_mel)`` (1 from each item's last frame on),
-    text_lengths / mel_lengths ``(B,)``."""
+    text_lengths / mel_lengths ``(B,)``; a multi-speaker corpus's speakers ``(B,)`` (indices into
+    the model's table) and, training a ``ge2e`` model, speaker_vectors ``(B, 256)`` (each item's
+    recording's d-vector)."""
 
     ids: torch.Tensor
     text_lengths: torch.Tensor
@@ -33,6 +35,7 @@ class Batch:
     stop_targets: torch.Tensor
     utterance_ids: list[str]
     speakers: torch.Tensor | None = None
+    speaker_vectors: torch.Tensor | None = None
 
     def to(self, device: torch.device | str) -> "Batch":
         moved = {f.name: getattr(self, f.name) for f in fields(self)}
@@ -71,10 +74,11 @@ class FeatureDataset(Dataset):
     """Items of one split from a feature cache: ``(id, ids (T_text,), mel (n_mels, T_mel))``.
     ``pad_value`` is the log-mel of silence under the cache's audio settings. With ``speakers``
     (a multi-speaker model's names, in table order) each batch carries its items' speaker indices,
-    read from the corpus's speaker field."""
+    read from the corpus's speaker field, and with ``speaker_vectors`` (utterance id → ``(256,)``)
+    each item's own d-vector."""
 
     def __init__(self, cache: str | Path, corpus_root: str | Path, split: str, limit: int | None = None,
-                 speakers: list[str] | None = None):
+                 speakers: list[str] | None = None, speaker_vectors: dict[str, np.ndarray] | None = None):
         self.cache = Path(cache)
         manifest = {m["id"]: m for m in read_manifest(cache)}
         self.pad_value = math.log(json.loads((self.cache / "settings.json").read_text())["audio"]["log_floor"])
@@ -83,6 +87,7 @@ class FeatureDataset(Dataset):
         if not self.entries:
             raise TTSError(f"split '{split}' has no utterances with features in {cache}")
         self.speaker_index = speaker_indices(corpus_root, [e["id"] for e in self.entries], speakers) if speakers else None
+        self.speaker_vectors = speaker_vectors
 
     @classmethod
     def of(cls, root: str | Path, config: ExperimentConfig, split: str, limit: int | None = None) -> "FeatureDataset":
@@ -99,7 +104,8 @@ class FeatureDataset(Dataset):
     def collate(self, reduction_factor: int, pad_mels_with: str = "silence") -> "Collate":
         """The :class:`Collate` for this dataset's items at reduction factor r, padding mels with
         silence (the cache's ``log(log_floor)``) or zeros."""
-        return Collate(reduction_factor, self.pad_value if pad_mels_with == "silence" else 0.0, self.speaker_index)
+        return Collate(reduction_factor, self.pad_value if pad_mels_with == "silence" else 0.0, self.speaker_index,
+                       self.speaker_vectors)
 
     def __getitem__(self, index: int) -> tuple[str, torch.Tensor, torch.Tensor]:
         uid = self.entries[index]["id"]
@@ -114,12 +120,14 @@ class Collate:
     Padded mel frames hold ``pad_value``, the log-mel of silence (``AudioConfig.silence``), not zero.
     """
 
-    def __init__(self, reduction_factor: int, pad_value: float, speaker_index: dict[str, int] | None = None):
+    def __init__(self, reduction_factor: int, pad_value: float, speaker_index: dict[str, int] | None = None,
+                 speaker_vectors: dict[str, np.ndarray] | None = None):
         if reduction_factor < 1:
             raise TTSError(f"reduction factor must be >= 1, got {reduction_factor}")
         self.r = reduction_factor
         self.pad_value = pad_value
         self.speaker_index = speaker_index
+        self.speaker_vectors = speaker_vectors
 
     def __call__(self, items: list[tuple[str, torch.Tensor, torch.Tensor]]) -> Batch:
         items = sorted(items, key=lambda it: len(it[1]), reverse=True)
@@ -137,7 +145,9 @@ class Collate:
         uids = [it[0] for it in items]
         speakers = (torch.tensor([self.speaker_index[uid] for uid in uids]) if self.speaker_index is not None
                     else None)
-        return Batch(ids, text_lengths, mels, mel_lengths, stop, uids, speakers)
+        vectors = (torch.from_numpy(np.stack([self.speaker_vectors[uid] for uid in uids]))
+                   if self.speaker_vectors is not None else None)
+        return Batch(ids, text_lengths, mels, mel_lengths, stop, uids, speakers, vectors)
 
 
 def speaker_indices(corpus_root: str | Path, ids: list[str], speakers: list[str]) -> dict[str, int]:

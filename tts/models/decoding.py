@@ -24,6 +24,7 @@ from typing import Any, Callable, Protocol
 import torch
 from torch import nn
 
+from tts.audio.speaker_encoder import DIM as SPEAKER_VECTOR_DIM
 from tts.config import AudioConfig, InferenceConfig, SpeakerConfig
 from tts.errors import Cancelled, TTSError
 from tts.models.layers import Postnet, sequence_mask
@@ -120,16 +121,22 @@ class AutoregressiveTTS(nn.Module):
         self.speaker_names: list[str] = []
         self.speaker_table: nn.Embedding | None = None
         self.speaker_projection: nn.Linear | None = None
+        self.fixed_parameters: tuple[str, ...] = ()  # data, not learnt: training never updates them
 
     def set_speakers(self, speakers: SpeakerConfig) -> None:
-        """Give the model a learned table of ``speakers.names`` (none: one speaker), each vector
-        projected to :attr:`memory_dim` and added to every encoder output; before any training.
-        The projection starts at zero, so a model warm-started from a single-speaker voice starts
-        out saying exactly what that voice says, for every speaker."""
+        """Give the model a table of ``speakers.names`` (none: one speaker), each vector projected
+        to :attr:`memory_dim` and added to every encoder output; before any training. A learned
+        table (``vectors: table``), or one of d-vectors (``ge2e``) that training fills with each
+        speaker's mean and never updates. The projection starts at zero, so a model warm-started
+        from a single-speaker voice starts out saying exactly what that voice says, for every speaker."""
         self.speaker_names = list(speakers.names)
         if self.speaker_names:
-            self.speaker_table = nn.Embedding(len(self.speaker_names), speakers.embedding_dim)
-            self.speaker_projection = nn.Linear(speakers.embedding_dim, self.memory_dim)
+            dim = SPEAKER_VECTOR_DIM if speakers.vectors == "ge2e" else speakers.embedding_dim
+            self.speaker_table = nn.Embedding(len(self.speaker_names), dim)
+            if speakers.vectors == "ge2e":
+                self.speaker_table.weight.requires_grad_(False)
+                self.fixed_parameters = ("speaker_table.weight",)
+            self.speaker_projection = nn.Linear(dim, self.memory_dim)
             nn.init.zeros_(self.speaker_projection.weight)
             nn.init.zeros_(self.speaker_projection.bias)
 
@@ -204,21 +211,29 @@ class AutoregressiveTTS(nn.Module):
             raise TTSError(f"reduction factor {r} outside 1..{self.max_r} (raise the model's max_reduction_factor)")
         self.r = r
 
-    def encode(self, ids: torch.Tensor, lengths: torch.Tensor,
-               speakers: torch.Tensor | None = None) -> tuple[torch.Tensor, torch.Tensor]:
+    def encode(self, ids: torch.Tensor, lengths: torch.Tensor, speakers: torch.Tensor | None = None,
+               speaker_vectors: torch.Tensor | None = None) -> tuple[torch.Tensor, torch.Tensor]:
         """Checked ids ``(B, T_text)`` → memory ``(B, T_text, D)`` and mask ``(B, T_text)``; a
         multi-speaker model adds each item's speaker (``speakers (B,)``, indices into
-        :attr:`speaker_names`) to its memory."""
+        :attr:`speaker_names`) to its memory, or each item's own ``speaker_vectors`` ``(B, 256)``
+        when given (training a ``ge2e`` model on its recordings' d-vectors)."""
         check_ids(ids, lengths, self.n_symbols)
         mask = sequence_mask(lengths, ids.shape[1])
-        return self.add_speakers(self.encode_tokens(ids, mask), speakers), mask
+        return self.add_speakers(self.encode_tokens(ids, mask), speakers, speaker_vectors), mask
 
-    def add_speakers(self, memory: torch.Tensor, speakers: torch.Tensor | None) -> torch.Tensor:
-        """memory ``(B, T_text, D)`` with each item's speaker vector added (speakers ``(B,)``)."""
+    def add_speakers(self, memory: torch.Tensor, speakers: torch.Tensor | None,
+                     vectors: torch.Tensor | None = None) -> torch.Tensor:
+        """memory ``(B, T_text, D)`` with each item's speaker vector added: its row of the table
+        (speakers ``(B,)``), or ``vectors`` ``(B, E)`` given as they are."""
         if self.speaker_table is None or self.speaker_projection is None:
-            if speakers is not None:
+            if speakers is not None or vectors is not None:
                 raise TTSError("this model has one speaker: it takes no speaker")
             return memory
+        if vectors is not None:
+            if vectors.shape != (memory.shape[0], self.speaker_table.embedding_dim):
+                raise TTSError(f"speaker vectors must be ({memory.shape[0]}, {self.speaker_table.embedding_dim}), "
+                               f"got {tuple(vectors.shape)}")
+            return memory + self.speaker_projection(vectors.to(memory.dtype)).unsqueeze(1).to(memory.dtype)
         if speakers is None:
             raise TTSError(f"this model speaks as {len(self.speaker_names)} speakers: choose one of "
                            f"{', '.join(self.speaker_names)}")
@@ -247,7 +262,7 @@ class AutoregressiveTTS(nn.Module):
         """Teacher forcing on a :class:`tts.data.Batch` through :meth:`decoder_step`, one step at a
         time: the definition a model's own (faster) ``forward`` must equal, and teacher forcing for
         models whose layers the fast path cannot read (int8)."""
-        memory, mask = self.encode(batch.ids, batch.text_lengths, batch.speakers)
+        memory, mask = self.encode(batch.ids, batch.text_lengths, batch.speakers, batch.speaker_vectors)
         state = self.init_decoder(memory, mask)
         hiddens, alignments, heads = [], [], []
         for frame in self.decoder_inputs(batch.mels).unbind(1):

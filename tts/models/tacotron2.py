@@ -224,7 +224,7 @@ class Tacotron2(AutoregressiveTTS):
 
     def forward(self, batch) -> ModelOutput:
         """Teacher forcing on a :class:`tts.data.Batch`."""
-        memory, mask = self.encode(batch.ids, batch.text_lengths, batch.speakers)
+        memory, mask = self.encode(batch.ids, batch.text_lengths, batch.speakers, batch.speaker_vectors)
         hidden, alignments = self.decoder(memory, mask, self.decoder_inputs(batch.mels))
         mel_before = self.unfold_frames(hidden)
         return ModelOutput(mel_before, self.refine(mel_before, batch.mel_lengths),

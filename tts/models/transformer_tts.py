@@ -255,7 +255,7 @@ class TransformerTTS(AutoregressiveTTS):
 
     # ------------------------------------------------------------------ teacher forcing
     def forward(self, batch) -> ModelOutput:
-        memory, mask = self.encode(batch.ids, batch.text_lengths, batch.speakers)
+        memory, mask = self.encode(batch.ids, batch.text_lengths, batch.speakers, batch.speaker_vectors)
         inputs = self.decoder_inputs(batch.mels)
         steps = inputs.shape[1]
         x = self.decoder_position(self.decoder_projection(self.decoder_prenet(inputs)))

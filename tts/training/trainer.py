@@ -14,6 +14,7 @@ import time
 from pathlib import Path
 from typing import Any
 
+import numpy as np
 import torch
 import torch.distributed as dist
 from torch.nn.parallel import DistributedDataParallel
@@ -22,6 +23,7 @@ from tts import checkpoint
 from tts.config import ExperimentConfig, replaced
 from tts.data import FeatureDataset, batch_loader, feature_dir, read_manifest, require_corpus
 from tts.data.corpus import corpus_speakers
+from tts.data.speaker_vectors import speaker_centroids, utterance_vectors
 from tts.data.token_timings import TrueIntervals
 from tts.errors import TTSError
 from tts.models import build_model
@@ -58,6 +60,9 @@ class Trainer(TrainingRun[ExperimentConfig]):
         speakers = config.model.speakers.names
         self.train_set = FeatureDataset(self.cache, self.data_root, "train", speakers=speakers)
         self.val_set = FeatureDataset(self.cache, self.data_root, "val", speakers=speakers)
+        if speakers and config.model.speakers.vectors == "ge2e":  # training items carry their own d-vectors
+            self.train_set.speaker_vectors = utterance_vectors(
+                self.data_root, [e["id"] for e in self.train_set.entries], progress and self.is_main)
 
         torch.manual_seed(config.train.seed)
         self.model = build_model(config.model, len(self.inventory), config.audio).to(self.device)
@@ -71,6 +76,8 @@ class Trainer(TrainingRun[ExperimentConfig]):
         self.renderer: ValidationRenderer | None = None
         self._truth: TrueIntervals | None = None  # the corpus's true alignments, read at the first validation
         self.open(resume)
+        if not resume and self.train_set.speaker_vectors is not None:
+            self._set_speaker_centroids(self.train_set.speaker_vectors)
 
     # ------------------------------------------------------------------ set-up helpers
     def _check_r_schedule(self) -> None:
@@ -92,12 +99,23 @@ class Trainer(TrainingRun[ExperimentConfig]):
                                f"(the model's top-level modules: {', '.join(tops)})")
         trainable = []
         for name, parameter in self.model.named_parameters():
-            parameter.requires_grad_(not (frozen and name.startswith(frozen)))
+            parameter.requires_grad_(not (frozen and name.startswith(frozen)) and name not in self.model.fixed_parameters)
             if parameter.requires_grad:
                 trainable.append(parameter)
         if not trainable:
             raise TTSError("config key 'train.freeze' freezes every parameter; leave at least one module to train")
         return trainable
+
+    def _set_speaker_centroids(self, vectors: dict[str, np.ndarray]) -> None:
+        """A ``ge2e`` model's table: each of the corpus's speakers gets its mean training d-vector
+        (what synthesis says it with); speakers only a warm start knew keep theirs."""
+        assert self.model.speaker_table is not None
+        centroids = speaker_centroids(vectors, corpus_speakers(self.data_root))
+        with torch.no_grad():
+            for name, centroid in centroids.items():
+                row = self.model.speaker_names.index(name)
+                self.model.speaker_table.weight[row] = torch.from_numpy(centroid)
+        log.info("speaker table: the mean d-vector of %d speakers' training recordings", len(centroids))
 
     def _train_mode(self) -> None:
         """Training mode, except for BatchNorm layers under a ``train.freeze`` prefix: their running
