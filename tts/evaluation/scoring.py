@@ -143,7 +143,8 @@ def score(synthesizer: Synthesizer, items: list[Item], out: Path, meters: Meters
                     entry.ours, entry.ceiling = ours, theirs
                     row.update(transcript=hypothesis, wer=round(ours.wer, 4), cer=round(ours.cer, 4),
                                substitutions=ours.substitutions, deletions=ours.deletions, insertions=ours.insertions,
-                               reference_transcript=ceiling, reference_wer=round(theirs.wer, 4),
+                               char_errors=ours.char_errors, chars=ours.chars, reference_transcript=ceiling,
+                               reference_wer=round(theirs.wer, 4),
                                reference_cer=round(theirs.cer, 4))
                 if meters.mos is not None:
                     row.update(_mos_columns("", meters.mos(result.waveform, result.sample_rate)))

@@ -207,13 +207,17 @@ def training_devices(exp: Path) -> list[str]:
 
 
 def utterance_errors(eval_dir: Path) -> dict[str, list[int]]:
-    """Per test utterance (in order): word errors and reference words, for paired comparisons."""
+    """Per test utterance (in order): word errors and reference words, and character errors and
+    reference characters (evaluations that recorded them), for paired comparisons."""
     rows = json.loads((eval_dir / "utterances.json").read_text())
     if not rows or "wer" not in rows[0]:
         return {}
-    return {"ids": [r["id"] for r in rows],
-            "word_errors": [r["substitutions"] + r["deletions"] + r["insertions"] for r in rows],
-            "words": [len(normalize_for_scoring(r["text"]).split()) for r in rows]}
+    errors = {"ids": [r["id"] for r in rows],
+              "word_errors": [r["substitutions"] + r["deletions"] + r["insertions"] for r in rows],
+              "words": [len(normalize_for_scoring(r["text"]).split()) for r in rows]}
+    if "char_errors" in rows[0]:
+        errors.update(char_errors=[r["char_errors"] for r in rows], chars=[r["chars"] for r in rows])
+    return errors
 
 
 def finished_row(result_file: Path, variant: Variant, identity: dict) -> dict | None:

@@ -13,6 +13,7 @@ from pathlib import Path
 import numpy as np
 
 from tts.evaluation.robustness import LONG_MULTIPLES
+from tts.evaluation.seed_statistics import compare_mechanisms, mechanisms_table
 from tts.plots import alignment_grid, figure_of_lines, save_figure, scatter_figure
 
 
@@ -108,7 +109,10 @@ def study_table(result: dict) -> str:
                      f"{fails['first_token_skips']} | {long_text} | {row.get('seconds_per_update', '–')} | "
                      f"{row.get('bench_update_relative', '–')} | {row.get('bench_decoder_step_ms', '–')} |")
     seeds = seeds_table(repeats)
-    return "\n".join(lines) + "\n" + (f"\nThe same variants with another seed:\n\n{seeds}" if seeds else "")
+    mechanisms = mechanisms_table(compare_mechanisms(result["rows"]))
+    return ("\n".join(lines) + "\n" + (f"\nThe same variants with another seed:\n\n{seeds}" if seeds else "")
+            + (f"\nBy mechanism, seeds pooled (differences include seed variance: "
+               f"tts.evaluation.seed_statistics):\n\n{mechanisms}" if mechanisms else ""))
 
 
 def _curve_lines(rows: list[dict], key: str) -> tuple[list[int], dict[str, list[float]]]:

@@ -1,0 +1,56 @@
+"""Comparing mechanisms over seeds: mean and between-seed SD, and bootstrap intervals that widen
+with the seeds' disagreement, not only with the sentences'."""
+
+import numpy as np
+import pytest
+
+from tts.evaluation.seed_statistics import bootstrap_difference, compare_mechanisms, mechanisms_table, seeded_runs
+
+N = 60
+
+
+def row(variant: str, cer: float, noise: float = 0.0, seed: int = 0) -> dict:
+    """A result row whose sentences (40 characters each) have about ``cer`` errors per character."""
+    rng = np.random.default_rng(seed)
+    errors = np.clip(np.round(40 * (cer + noise * rng.standard_normal(N))), 0, None).astype(int)
+    return {"variant": variant, "test_utterances": {"ids": [f"u{i}" for i in range(N)], "word_errors": [0] * N,
+                                                    "words": [8] * N, "char_errors": errors.tolist(),
+                                                    "chars": [40] * N}}
+
+
+def test_runs_group_by_mechanism_and_skip_what_has_no_seed_or_no_character_errors():
+    rows = [row("forward-s2", 0.1), row("forward-s1", 0.1), row("content-s1", 0.3), row("content", 0.3),
+            {"variant": "gmm-s1", "test_utterances": {"ids": ["u0"], "word_errors": [1], "words": [3]}}]
+    grouped = seeded_runs(rows)
+    assert list(grouped) == ["content", "forward"] and [r.seed for r in grouped["forward"]] == [1, 2]
+    assert grouped["content"][0].cer == pytest.approx(0.3, abs=0.01)
+
+
+def test_a_clear_difference_is_real_and_seed_disagreement_widens_the_interval():
+    good = [row(f"forward-s{s}", 0.10, 0.02, seed=s) for s in (1, 2, 3)]
+    bad = [row(f"content-s{s}", 0.30, 0.02, seed=10 + s) for s in (1, 2, 3)]
+    summaries = compare_mechanisms(good + bad, replicates=500)
+    assert [s.mechanism for s in summaries] == ["forward", "content"]
+    difference = summaries[1].versus_best
+    assert difference is not None and difference.real and difference.mean == pytest.approx(0.2, abs=0.01)
+    assert summaries[0].versus_best is None and summaries[0].between_seed_sd < 0.01
+    # the same mean, but the seeds disagree: 0.05, 0.15 and 0.40
+    spread = [row(f"hybrid-s{s}", c, 0.02, seed=20 + s) for s, c in ((1, 0.05), (2, 0.15), (3, 0.40))]
+    steady = [row(f"dca-s{s}", 0.20, 0.02, seed=30 + s) for s in (1, 2, 3)]
+    runs = seeded_runs(good + spread + steady)
+    wide = bootstrap_difference(runs["hybrid"], runs["forward"], replicates=500)
+    narrow = bootstrap_difference(runs["dca"], runs["forward"], replicates=500)
+    assert wide.high - wide.low > 3 * (narrow.high - narrow.low)
+    assert narrow.real and not wide.real  # a lucky seed is not a mechanism
+
+
+def test_the_table_says_which_differences_are_real():
+    rows = [row(f"forward-s{s}", 0.10, 0.02, seed=s) for s in (1, 2)] + \
+           [row(f"content-s{s}", 0.30, 0.02, seed=5 + s) for s in (1, 2)] + \
+           [row(f"ls-s{s}", 0.11, 0.05, seed=9 + s) for s in (1, 2)]
+    table = mechanisms_table(compare_mechanisms(rows, replicates=300))
+    lines = table.splitlines()
+    assert lines[2].startswith("| forward | 2 | 0.1") and lines[2].endswith("| – | best |")
+    assert lines[3].startswith("| ls |") and lines[3].endswith("| within seed and sentence noise |")
+    assert lines[4].startswith("| content |") and lines[4].endswith("| real |")
+    assert mechanisms_table([]) == ""
