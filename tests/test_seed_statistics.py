@@ -54,3 +54,29 @@ def test_the_table_says_which_differences_are_real():
     assert lines[3].startswith("| ls |") and lines[3].endswith("| within seed and sentence noise |")
     assert lines[4].startswith("| content |") and lines[4].endswith("| real |")
     assert mechanisms_table([]) == ""
+
+
+def test_the_report_pools_seeds_by_mechanism_and_draws_long_form_and_true_alignment(tmp_path):
+    import json
+
+    from tts.evaluation.study_report import write_report
+
+    def result(variant: str, cer: float, seed: int) -> dict:
+        failures = {"skips": 0, "repeats": 0, "early_stops": 0, "step_limit_hits": 0, "first_token_skips": 0}
+        return {**row(variant, cer, 0.02, seed), "overrides": [f"k={variant}"], "aligned_at": {"step": 500, "minutes": 9},
+                "test": {"wer": 2 * cer, "cer": cer, "attention_failures": failures},
+                "curve": [{"step": s, "wer": cer, "cer": cer, "val_diagonal": 0.9,
+                           "val_true_boundary_error_ms": 300 * cer / s * 500} for s in (500, 1000)],
+                "long_form": {"longest_training_tokens": 147, "multiples": {
+                    f"{m}x": {"utterances": 10, "cer": cer * m, "reference_cer": 0.03} for m in (1, 2, 4, 8)}}}
+
+    (tmp_path / "results").mkdir()
+    for variant, cer, seed in (("forward-s1", 0.1, 1), ("forward-s2", 0.12, 2), ("content-s1", 0.4, 3),
+                               ("content-s2", 0.45, 4)):
+        (tmp_path / "results" / f"{variant}.json").write_text(json.dumps(result(variant, cer, seed)))
+    write_report(tmp_path, "c.yaml", "d", 1000, "A sentence.")
+    report = (tmp_path / "study.md").read_text()
+    assert "By mechanism, seeds pooled" in report
+    assert "| forward | 2 | 0.11" in report and "| content | 2 | 0.42" in report
+    for figure in ("long_form", "true_alignment_curves"):
+        assert (tmp_path / f"{figure}.png").stat().st_size > 10_000, figure

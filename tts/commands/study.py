@@ -28,6 +28,9 @@ def declare(p: argparse.ArgumentParser) -> None:
                         "share of steps (needs a corpus with phone timings; default: diagonality and focus)")
     p.add_argument("--evaluate", choices=["last", "best"], default="last",
                    help="the checkpoint measured at the end: the last, or the best validation loss's")
+    p.add_argument("--long-form", action="store_true",
+                   help="long-form robustness of the measured checkpoint: ten passages at 1, 2, 4 and 8x the longest "
+                        "training utterance, each said in one go (added to finished variants that lack it)")
     p.add_argument("--no-suite", action="store_true", help="skip the robustness suite")
     p.add_argument("--no-asr", action="store_true")
     p.add_argument("--no-mos", action="store_true")
@@ -65,7 +68,7 @@ def run(args: argparse.Namespace) -> None:
     if args.seeds:
         variants = with_seeds(variants, args.seeds)
     plan = StudyPlan(args.steps, args.curve_every, args.curve_limit, args.eval_limit, not args.no_suite,
-                     not args.no_asr, not args.no_mos, args.aligned_accuracy, args.evaluate)
+                     not args.no_asr, not args.no_mos, args.aligned_accuracy, args.evaluate, args.long_form)
     result = run_study(args.config, args.data, args.out, variants, plan, device(args))
     print(Path(args.out, "study.md").read_text())
     print(f"{len(result['rows'])} variants: {args.out}/study.json")

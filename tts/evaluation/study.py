@@ -28,6 +28,7 @@ from tts.data import compute_features, feature_dir, require_corpus
 from tts.errors import TTSError
 from tts.evaluation.alignment_figures import free_running
 from tts.evaluation.held_out import evaluate
+from tts.evaluation.long_form import run_long_form
 from tts.evaluation.report import read_metrics
 from tts.evaluation.robustness import run_suite
 from tts.evaluation.study_report import alignment_file, alignment_text, write_report
@@ -87,6 +88,9 @@ class StudyPlan:
     aligned_accuracy: float | None = None
     #: the checkpoint measured at the end: the last, or the one with the best validation loss
     evaluate: str = "last"
+    #: long-form robustness of that checkpoint (:mod:`tts.evaluation.long_form`: passages at 1, 2,
+    #: 4 and 8x the longest training utterance, ten each), added to finished rows that lack it
+    long_form: bool = False
 
 
 def attention_variants(kinds: list[str], model: str) -> list[Variant]:
@@ -195,7 +199,9 @@ def curve_point(loaded: checkpoint.LoadedModel, data_root: Path, out: Path, limi
     last = validation[-1] if validation else {}
     return {"step": loaded.step, "train_minutes": round(last.get("train_seconds", 0) / 60, 1),
             "val_loss": last.get("loss"), "val_diagonal": last.get("attention_diagonal"),
-            "val_focus": last.get("attention_focus"), "wer": summary.get("wer"), "cer": summary.get("cer"),
+            "val_focus": last.get("attention_focus"), "val_true_peak_accuracy": last.get("true_peak_accuracy"),
+            "val_true_boundary_error_ms": last.get("true_boundary_error_ms"),
+            "wer": summary.get("wer"), "cer": summary.get("cer"),
             "utterances_with_failures": summary["utterances_with_failures"],
             "attention_failures": summary["attention_failures"]}
 
@@ -267,6 +273,9 @@ def run_variant(config_path: Path, data_root: Path, out: Path, variant: Variant,
     result_file = out / "results" / f"{variant.name}.json"
     finished = finished_row(result_file, variant, identity)
     if finished is not None:
+        if plan.long_form and "long_form" not in finished:
+            finished["long_form"] = long_form_of(out / variant.name, plan, data_root, device, progress)
+            result_file.write_text(json.dumps(finished, indent=1))
         return finished
     compute_features(data_root, load_config(config_path, variant.overrides), progress=progress)
     exp = out / variant.name
@@ -306,10 +315,26 @@ def run_variant(config_path: Path, data_root: Path, out: Path, variant: Variant,
             run_suite(synthesizer, exp / "suite", data_root=data_root, use_asr=plan.use_asr, use_mos=plan.use_mos,
                       progress=progress, categories=STUDY_SUITE)
         row["suite"] = json.loads((exp / "suite" / "summary.json").read_text())
+    if plan.long_form:
+        row["long_form"] = long_form_of(exp, plan, data_root, device, progress)
     record_alignment(loaded, alignment_file(out, variant.name), device)
     result_file.parent.mkdir(parents=True, exist_ok=True)
     result_file.write_text(json.dumps(row, indent=1))
     return row
+
+
+def long_form_of(exp: Path, plan: StudyPlan, data_root: Path, device: str | None, progress: bool) -> dict:
+    """The long-form summary (per multiple, :func:`~tts.evaluation.long_form.run_long_form`) of the
+    run's ``plan.evaluate`` checkpoint, measured once into ``exp/long_form``."""
+    summary_file = exp / "long_form" / "summary.json"
+    if not summary_file.is_file():
+        loaded = checkpoint.load(exp / ("best.pt" if plan.evaluate == "best" else f"checkpoint_{plan.steps:08d}.pt"))
+        run_long_form(Synthesizer(loaded, device or "cpu"), data_root, exp / "long_form", use_asr=plan.use_asr,
+                      use_mos=False, progress=progress)
+    summary = json.loads(summary_file.read_text())
+    return {"longest_training_tokens": summary["longest_training_tokens"],
+            "multiples": {m: {k: s.get(k) for k in ("utterances", "cer", "reference_cer", "attention_failures", "lost",
+                                                  "lost_at_median")} for m, s in summary["multiples"].items()}}
 
 
 def corpus_fingerprint(data_root: Path) -> str:

@@ -13,7 +13,7 @@ from pathlib import Path
 import numpy as np
 
 from tts.evaluation.robustness import LONG_MULTIPLES
-from tts.evaluation.seed_statistics import compare_mechanisms, mechanisms_table
+from tts.evaluation.seed_statistics import SEEDED, compare_mechanisms, mechanisms_table
 from tts.plots import alignment_grid, figure_of_lines, save_figure, scatter_figure
 
 
@@ -144,6 +144,32 @@ def diagonal_curves_figure(rows: list[dict], path: Path) -> None:
                                     "Learning to align (aligned: 0.9 with focus 0.5)"), path)
 
 
+def true_alignment_curves_figure(rows: list[dict], path: Path) -> None:
+    """Teacher-forced validation boundary error against the true phone timings (ms) against
+    updates, one line per variant (a corpus with timings)."""
+    steps, lines = _curve_lines(rows, "val_true_boundary_error_ms")
+    if lines:
+        save_figure(figure_of_lines(steps, lines, "updates", "token boundary error vs the truth (ms, validation)",
+                                    "Learning to align, against Festival's phone timings"), path)
+
+
+def long_form_figure(rows: list[dict], path: Path) -> None:
+    """Long-form CER against passage length (x the longest training utterance), one line per
+    mechanism: the mean over its seeds (``<mechanism>-s<seed>``), or the variant's own."""
+    grouped: dict[str, list[dict]] = {}
+    for row in rows:
+        if "long_form" in row:
+            match = SEEDED.match(row["variant"])
+            grouped.setdefault(match["mechanism"] if match else row["variant"], []).append(row["long_form"]["multiples"])
+    if not grouped:
+        return
+    multiples = sorted({int(m[:-1]) for runs in grouped.values() for run in runs for m in run})
+    lines = {name: [float(np.mean([run[f"{m}x"]["cer"] for run in runs if run.get(f"{m}x", {}).get("cer") is not None]
+                                  or [np.nan])) for m in multiples] for name, runs in grouped.items()}
+    save_figure(figure_of_lines(multiples, lines, "passage length (x the longest training utterance)", "CER",
+                                "Long passages said in one go"), path)
+
+
 def with_bench_cost(rows: list[dict], out: Path) -> list[dict]:
     """The rows with ``bench_update_relative`` and ``bench_decoder_step_ms`` from ``out/cost.json``
     (the JSON of ``tts bench attention-cost``: every mechanism timed side by side, which a study
@@ -204,7 +230,8 @@ def alignments_figure(rows: list[dict], out: Path, path: Path, sentence: str) ->
 
 def write_report(out: Path, config: str, data: str, steps: int, sentence: str) -> dict:
     """``study.json``, ``study.md`` and the figures ``wer_curves.png``, ``cer_curves.png``,
-    ``diagonal_curves.png``, ``cost.png``, ``length.png`` and ``alignments.png`` (the alignment files'
+    ``diagonal_curves.png``, ``true_alignment_curves.png``, ``cost.png``, ``length.png``,
+    ``long_form.png`` (every run, seeds averaged) and ``alignments.png`` (the alignment files'
     ``sentence``, :func:`alignments_figure`) under ``out`` from its result files (and ``cost.json``,
     :func:`with_bench_cost`); the figures show first runs only (:func:`split_repeats`)."""
     every_row = with_bench_cost(read_results(out), out)
@@ -218,5 +245,7 @@ def write_report(out: Path, config: str, data: str, steps: int, sentence: str) -
     diagonal_curves_figure(rows, out / "diagonal_curves.png")
     cost_figure(rows, out / "cost.png")
     length_figure(rows, out / "length.png")
+    true_alignment_curves_figure(rows, out / "true_alignment_curves.png")
+    long_form_figure(every_row, out / "long_form.png")
     alignments_figure(rows, out, out / "alignments.png", sentence)
     return result
