@@ -42,6 +42,21 @@ def test_the_held_out_everyday_sentences_are_in_no_training_source():
     assert not found, found
 
 
+def test_the_report_sentences_are_fresh_and_in_no_other_text():
+    """The 200 sentences kept for reporting share no run of six words with any training source nor
+    with the robustness suite (whose everyday sentences have been used to choose checkpoints)."""
+    report = load_suite("report")
+    sentences = [s for texts in report["categories"].values() for s in texts]
+    assert len(sentences) >= 200 and len(set(sentences)) == len(sentences)
+    assert suite_categories(report) == ["kitchen", "street", "weather", "numbers", "names"]  # no long category
+    robustness = " ".join(words(" ".join(s for texts in load_suite("robustness")["categories"].values()
+                                         for s in texts)))
+    sources = robustness + (" " + " ".join(words(training_sources())) if any(FORTUNES.glob("*")) else "")
+    runs = set().union(*(six_word_runs(s) for s in sentences))
+    found = sorted(" ".join(run) for run in runs if " ".join(run) in sources)
+    assert not found, found
+
+
 def test_a_suite_run_can_take_some_categories(tmp_path):
     from tts import cli
 

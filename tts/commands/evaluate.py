@@ -25,7 +25,8 @@ def declare(p: argparse.ArgumentParser) -> None:
     add_checkpoint(p)
     add_split(p, "test", "corpus root with reference recordings (with --suite: the training corpus, whose "
                          "longest utterance sets the long category)", data_required=False)
-    p.add_argument("--suite", help="a shipped suite instead of a corpus split: robustness")
+    p.add_argument("--suite", help="a shipped suite instead of a corpus split: robustness, or report (200 everyday "
+                                   "sentences kept for reporting, never for choosing)")
     p.add_argument("--categories", nargs="+", metavar="CATEGORY",
                    help="with --suite: only these categories (e.g. everyday_heldout, one_word, long)")
     p.add_argument("--long-form", nargs="*", type=positive_int, metavar="MULTIPLE",

@@ -7,6 +7,9 @@ dates / money / abbreviations, tongue twisters and repeated words, and long unsp
 generalization as in Battenberg et al. 2020). The ceiling of each text is the reference voice
 (Festival's ``slt``, the synthetic corpus's voice) reading it through the same mel → vocoder path.
 Per category: WER/CER with substitutions, deletions and insertions, attention failures, DNSMOS.
+
+``suites/report.yaml`` (``--suite report``) runs the same way: 200 everyday sentences written to
+report on, which no choice may read (kitchen, street, weather, numbers, names; no long category).
 """
 
 from __future__ import annotations
@@ -70,8 +73,8 @@ def long_sentence(clauses: list[str], tokens: int, synthesizer: Synthesizer) -> 
 
 
 def suite_categories(suite: dict) -> list[str]:
-    """The suite's categories, the built ``long`` one last."""
-    return [*suite["categories"], "long"]
+    """The suite's categories, the built ``long`` one last (a suite with ``long_clauses``)."""
+    return [*suite["categories"], *(["long"] if "long_clauses" in suite else [])]
 
 
 def suite_items(synthesizer: Synthesizer, suite: dict, longest: int,
@@ -82,7 +85,7 @@ def suite_items(synthesizer: Synthesizer, suite: dict, longest: int,
     for category, texts in suite["categories"].items():
         if category in wanted:
             items += [(category, f"{category}-{i:02d}", text) for i, text in enumerate(texts, 1)]
-    if "long" in wanted:
+    if "long" in wanted and "long_clauses" in suite:
         for multiple in LONG_MULTIPLES:
             long = long_sentence(suite["long_clauses"], multiple * longest, synthesizer)
             items.append(("long", f"long-{multiple}x", long))
