@@ -98,6 +98,17 @@ def test_alpha_is_trainable_and_positions_extend():
     assert model.encoder_position(x).shape == (1, 3000, 64)  # beyond the initial 1024-row table
 
 
+def test_a_fixed_alpha_stays_and_is_saved_under_the_same_name():
+    fixed = TransformerTTS(small(positional_alpha_learned=False), n_symbols=130)
+    assert not any(name.endswith("alpha") for name, _ in fixed.named_parameters())
+    optimizer = torch.optim.SGD(fixed.parameters(), lr=0.1)
+    TTSLoss(config_from_dict({}).loss)(fixed(random_batch()), random_batch())["loss"].backward()
+    optimizer.step()
+    assert fixed.decoder_position.alpha.item() == 1.0 and fixed.encoder_position.alpha.item() == 1.0
+    learned = TransformerTTS(small(), n_symbols=130)
+    assert set(fixed.state_dict()) == set(learned.state_dict())  # either loads the other's weights
+
+
 def test_bad_inputs():
     model = TransformerTTS(small(), n_symbols=130).eval()
     with pytest.raises(TTSError, match="outside the inventory"):

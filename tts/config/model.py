@@ -65,7 +65,9 @@ class TransformerTTSConfig(FrameDecoderConfig):
     """Transformer-TTS (Li et al. 2019); defaults are the paper's sizes (6+6 layers, 8 heads, d 512).
 
     ``guided_heads`` lists ``[layer, head]`` pairs of encoder-decoder attention (negative layers
-    count from the end) that the guided attention loss is applied to.
+    count from the end) that the guided attention loss is applied to. ``positional_alpha`` scales
+    the positional encodings of encoder and decoder, learned from there (the paper's) or fixed
+    (``positional_alpha_learned: false``).
     """
 
     embedding_dim: int = bounded(512, 1)
@@ -82,6 +84,7 @@ class TransformerTTSConfig(FrameDecoderConfig):
     decoder_prenet_dims: list[int] = bounded_list([256, 256], 1, min_length=1)
     decoder_prenet_dropout: float = bounded(0.5, 0.0, 1.0, high_open=True)
     positional_alpha: float = 1.0
+    positional_alpha_learned: bool = True
     postnet: PostnetConfig = field(default_factory=lambda: PostnetConfig(channels=256))
     guided_heads: list[list[int]] = field(default_factory=lambda: [[-1, 0], [-1, 1], [-2, 0], [-2, 1]])
 

@@ -26,14 +26,20 @@ from tts.models.registry import register_model
 
 
 class ScaledPositionalEncoding(nn.Module):
-    """``x + α · PE`` with a trainable scalar α; the sinusoid table grows on demand."""
+    """``x + α · PE`` with a scalar α, trainable (Li et al. 2019) or fixed (``learned=False``, the
+    original Transformer's); the sinusoid table grows on demand."""
 
     table: torch.Tensor
+    alpha: torch.Tensor
 
-    def __init__(self, d_model: int, alpha: float = 1.0, dropout: float = 0.1, initial_length: int = 1024):
+    def __init__(self, d_model: int, alpha: float = 1.0, dropout: float = 0.1, initial_length: int = 1024,
+                 learned: bool = True):
         super().__init__()
         self.d_model = d_model
-        self.alpha = nn.Parameter(torch.tensor(float(alpha)))
+        if learned:
+            self.alpha = nn.Parameter(torch.tensor(float(alpha)))
+        else:
+            self.register_buffer("alpha", torch.tensor(float(alpha)))
         self.dropout = nn.Dropout(dropout)
         self.register_buffer("table", self._table(initial_length), persistent=False)
 
@@ -190,12 +196,14 @@ class TransformerTTS(AutoregressiveTTS):
             ConvBlock(c.embedding_dim, c.embedding_dim, c.encoder_prenet_kernel_size, c.encoder_prenet_dropout)
             for _ in range(c.encoder_prenet_layers))
         self.encoder_projection = nn.Linear(c.embedding_dim, c.d_model)
-        self.encoder_position = ScaledPositionalEncoding(c.d_model, c.positional_alpha, c.dropout)
+        self.encoder_position = ScaledPositionalEncoding(c.d_model, c.positional_alpha, c.dropout,
+                                                         learned=c.positional_alpha_learned)
         self.encoder_layers = nn.ModuleList(EncoderLayer(c) for _ in range(c.encoder_layers))
         self.encoder_norm = nn.LayerNorm(c.d_model) if c.norm_first else nn.Identity()
         self.decoder_prenet = Prenet(self.n_mels, c.decoder_prenet_dims, c.decoder_prenet_dropout)
         self.decoder_projection = nn.Linear(c.decoder_prenet_dims[-1], c.d_model)
-        self.decoder_position = ScaledPositionalEncoding(c.d_model, c.positional_alpha, c.dropout)
+        self.decoder_position = ScaledPositionalEncoding(c.d_model, c.positional_alpha, c.dropout,
+                                                         learned=c.positional_alpha_learned)
         self.decoder_layers = nn.ModuleList(DecoderLayer(c) for _ in range(c.decoder_layers))
         self.decoder_norm = nn.LayerNorm(c.d_model) if c.norm_first else nn.Identity()
         self.mel_linear = nn.Linear(c.d_model, self.n_mels * self.max_r)
