@@ -135,6 +135,21 @@ def test_a_config_that_names_speakers_needs_a_corpus_that_does(tiny_corpus, tmp_
         Trainer(config_from_dict(speaker_config(names=SPEAKERS)), tiny_corpus, tmp_path / "exp", progress=False)
 
 
+def test_a_speaker_without_training_utterances_is_refused_before_training(tmp_path):
+    from tts.training.trainer import Trainer
+
+    root = make_tiny_corpus(tmp_path / "corpus")
+    held_out = set(read_split(root, "val") + read_split(root, "test"))
+    utterances = read_metadata(root)
+    for utt in utterances:
+        utt.speaker = "kal" if utt.id in held_out else "awb"
+    write_metadata(root, utterances)
+    compute_features(root, config_from_dict(tiny_config_dict()), num_workers=1, progress=False)
+    with pytest.raises(TTSError, match=r"speaker\(s\) kal of .* have no utterance in the train split"):
+        Trainer(config_from_dict(tiny_config_dict()), root, tmp_path / "exp", progress=False)
+    assert not (tmp_path / "exp").exists()
+
+
 def test_a_single_speaker_voice_refuses_a_speaker(tiny_experiment):
     from tts.synthesis import Synthesizer
 

@@ -60,6 +60,8 @@ class Trainer(TrainingRun[ExperimentConfig]):
         speakers = config.model.speakers.names
         self.train_set = FeatureDataset(self.cache, self.data_root, "train", speakers=speakers)
         self.val_set = FeatureDataset(self.cache, self.data_root, "val", speakers=speakers)
+        if speakers:
+            check_every_speaker_trains(self.data_root, [e["id"] for e in self.train_set.entries])
         if speakers and config.model.speakers.vectors == "ge2e":  # training items carry their own d-vectors
             self.train_set.speaker_vectors = utterance_vectors(
                 self.data_root, [e["id"] for e in self.train_set.entries], progress and self.is_main)
@@ -403,6 +405,16 @@ def with_corpus_speakers(config: ExperimentConfig, root: Path, inherited: list[s
     log.info("speakers: %s (model.speakers.names%s)", ", ".join(found),
              f"; {len(inherited)} from the warm start" if inherited else "")
     return replaced(config, "", {"model.speakers.names": found})
+
+
+def check_every_speaker_trains(root: Path, train_ids: list[str]) -> None:
+    """Refuse a corpus with a speaker that has no utterance (with features) in the train split:
+    its row of the table would never learn, and synthesis as that speaker would say nothing of theirs."""
+    speaker_of = corpus_speakers(root)
+    untrained = sorted(set(speaker_of.values()) - {speaker_of[uid] for uid in train_ids})
+    if untrained:
+        raise TTSError(f"speaker(s) {', '.join(untrained)} of {root} have no utterance in the train split: move some "
+                       f"of theirs to splits/train.txt, or remove them from metadata.csv")
 
 
 def speaker_rows(table: torch.Tensor, names: list[str], wanted: list[str]) -> torch.Tensor:
