@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Many voices on the offline synthetic corpora (docs/speakers.md), on a CPU:
 #   bash egs/synthetic/speakers.sh [--stage N] [--stop-stage M] [--steps 1500] [--adapt-steps 600]
-#        [--minutes "5 10 30"] [--eval-limit N] [--held-out kal]
+#        [--minutes "5 10 30"] [--eval-limit N] [--held-out kal] [--no-mos]
 # Stages: 1 corpora (four training voices; the held-out voice alone) → 2 features → 3 train the
 # multi-speaker model (warm-started from the bundled voice) → 4 evaluate it per speaker →
 # 5 the unadapted model on the held-out voice, as each of its speakers → 6 adapt to the held-out
@@ -9,7 +9,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 PY=${PY:-.venv/bin/python}; TTS=${TTS:-.venv/bin/tts}
-stage=1; stop_stage=6; steps=1500; adapt_steps=600; minutes="5 10 30"; eval_limit=""; held_out=kal
+stage=1; stop_stage=6; steps=1500; adapt_steps=600; minutes="5 10 30"; eval_limit=""; held_out=kal; no_mos=""
 speakers=slt,awb,rms,ked
 config=configs/multispeaker_small.yaml; data=data/multispeaker; exp=exp/multispeaker
 while [ $# -gt 0 ]; do
@@ -21,6 +21,7 @@ while [ $# -gt 0 ]; do
     --minutes) minutes=$2; shift 2;;
     --eval-limit) eval_limit="--limit $2"; shift 2;;
     --held-out) held_out=$2; shift 2;;
+    --no-mos) no_mos=--no-mos; shift;;
     *) echo "error: unknown option $1" >&2; exit 2;;
   esac
 done
@@ -50,14 +51,14 @@ fi
 if run_stage 4; then
   log "4: evaluate each speaker's test sentences → $exp/eval"
   # shellcheck disable=SC2086
-  $TTS evaluate --checkpoint "$exp/best.pt" --data "$data" --split test --out "$exp/eval" $eval_limit
+  $TTS evaluate --checkpoint "$exp/best.pt" --data "$data" --split test --out "$exp/eval" $eval_limit $no_mos
 fi
 if run_stage 5; then
   for speaker in ${speakers//,/ }; do
-    log "5: the unadapted model as $speaker on $held_out's test → $exp/as_$speaker"
+    log "5: the unadapted model as $speaker on $held_out's test → $exp/on_${held_out}_as_$speaker"
     # shellcheck disable=SC2086
     $TTS evaluate --checkpoint "$exp/best.pt" --data "$adapt_data" --split test --speaker "$speaker" \
-      --out "$exp/on_${held_out}_as_$speaker" $eval_limit
+      --out "$exp/on_${held_out}_as_$speaker" $eval_limit $no_mos
   done
 fi
 if run_stage 6; then
@@ -72,6 +73,6 @@ if run_stage 6; then
       train.checkpoint_every=100 optim.schedule.warmup_steps=20 optim.schedule.decay_steps=300
     # shellcheck disable=SC2086
     $TTS evaluate --checkpoint "$out/best.pt" --data "$adapt_data" --split test --speaker "$held_out" \
-      --out "$out/eval" $eval_limit
+      --out "$out/eval" $eval_limit $no_mos
   done
 fi
