@@ -95,6 +95,19 @@ def test_the_driver_hands_the_window_around_the_previous_peak_to_the_model():
     assert model.windows[3].tolist() == [[True, True, True, True, False, False]]  # peak 1 at step 2 → tokens 0..3
 
 
+def test_the_first_token_is_held_through_the_lead_in_then_the_window_takes_over():
+    model = counting()
+    ids = torch.tensor([[3, 4, 5, 6, 7, 1]])
+    out = model.inference(ids, settings=InferenceConfig(first_token_steps=4, attention_window=[1, 2]))
+    first = [[True] + [False] * 5]
+    assert [w.tolist() for w in model.windows[:4]] == [first] * 4       # steps 0-3 see only the first token
+    assert model.windows[4].tolist() == [[True, True, True, False, False, False]]  # then around the peak (0)
+    assert out.alignments[0, :4].argmax(dim=1).tolist() == [0, 0, 0, 0]
+    model.windows.clear()
+    model.inference(ids, settings=InferenceConfig(first_token_steps=2))   # no window after the hold
+    assert [w.tolist() for w in model.windows[:2]] == [first] * 2 and all(w is None for w in model.windows[2:])
+
+
 def test_safety_nets_hold_back_a_stop_token_that_fires_too_early():
     model = counting()
     model.stop_from = 1

@@ -37,7 +37,10 @@ class InferenceConfig:
     steps, and, with ``stop_after_last_token``, until the alignment's peak has reached the last
     spoken token.
     ``attention_window = [back, ahead]`` keeps attention within that many tokens around the
-    previous step's peak, with any mechanism. Every setting is bounded (a pause of at most 10 s, a
+    previous step's peak, with any mechanism; ``first_token_steps`` holds it on the first token
+    for that many steps (a corpus whose features begin with a lead-in silence, e.g. 0.15 s = 6
+    steps at r = 2: the silence is made on the first token, whose sound then follows it, instead of
+    the attention moving on during the silence and the first phone going unsaid). Every setting is bounded (a pause of at most 10 s, a
     step limit of at most :data:`MAX_DECODER_STEPS`, ...), so that none asks for unbounded memory.
     Synthesis splits each text into sentences (unless
     ``split_sentences`` is off: then a text is said in one go), batches ``batch_size`` of them
@@ -54,6 +57,7 @@ class InferenceConfig:
     stop_after_last_token: bool = False
     attention_window: Optional[list[int]] = field(default=None, metadata={"range": (0, 10_000, False, False),
                                                                           "length": (2, 0), "order": None})
+    first_token_steps: int = bounded(0, 0, 1000)
     batch_size: int = bounded(8, 1, 1024)
     split_sentences: bool = True
     sentence_pause: float = bounded(0.25, 0.0, 10.0)

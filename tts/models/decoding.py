@@ -366,7 +366,8 @@ def decode(model: Decodable, ids: torch.Tensor, lengths: torch.Tensor | None,
     """The free-running loop: ids ``(B, T_text)`` (or ``(T_text,)``), lengths ``(B,)`` → mel, stop
     probabilities, alignments and lengths; each item stops on its own (:class:`StopTracker`;
     ``hit_limit`` marks the items its step limit ended). With ``settings.attention_window = [back, ahead]``
-    every step after the first may attend only around the previous step's peak. ``last_token``
+    every step after the first may attend only around the previous step's peak; the first
+    ``settings.first_token_steps`` steps attend only the first token. ``last_token``
     ``(B,)`` is each item's last spoken token (default: its last token), for
     ``settings.stop_after_last_token``. ``on_step``, when given, hears each step's frames
     ``(B, r, n_mels)`` (before the postnet) as they come (streaming synthesis listens here).
@@ -380,7 +381,8 @@ def decode(model: Decodable, ids: torch.Tensor, lengths: torch.Tensor | None,
     tracker = StopTracker(lengths, r, settings, last_token)
     state = model.init_decoder(memory, mask)
     frame = memory.new_full((batch, model.n_mels), model.go_value)
-    window = None
+    first_token = mask & (torch.arange(mask.shape[1], device=mask.device) == 0)
+    window = first_token if settings.first_token_steps > 0 else None
     frames, stops, alignments, heads = [], [], [], []
     for t in range(tracker.max_steps):
         step = model.step(frame, state, window)
@@ -391,8 +393,12 @@ def decode(model: Decodable, ids: torch.Tensor, lengths: torch.Tensor | None,
         if attended.heads is not None:
             heads.append(attended.heads)
         frame = step_frames[:, -1]
-        if settings.attention_window is not None:
+        if t + 1 < settings.first_token_steps:
+            window = first_token
+        elif settings.attention_window is not None:
             window = attention_window(attended.alignment, mask, *settings.attention_window)
+        else:
+            window = None
         done = tracker.update(t, stop_prob, attended.alignment)
         if on_step is not None:
             on_step(step_frames)
