@@ -40,9 +40,9 @@ class InferenceConfig:
     previous step's peak, with any mechanism; ``first_token_steps`` holds it on the first token
     for that many steps (a corpus whose features begin with a lead-in silence, e.g. 0.15 s = 6
     steps at r = 2: the silence is made on the first token, whose sound then follows it, instead of
-    the attention moving on during the silence and the first phone going unsaid). Every setting is bounded (a pause of at most 10 s, a
-    step limit of at most :data:`MAX_DECODER_STEPS`, ...), so that none asks for unbounded memory.
-    Synthesis splits each text into sentences (unless
+    the attention moving on during the silence and the first phone going unsaid). Every setting is
+    bounded (a pause of at most 10 s, a step limit of at most :data:`MAX_DECODER_STEPS`, ...), so
+    that none asks for unbounded memory. Synthesis splits each text into sentences (unless
     ``split_sentences`` is off: then a text is said in one go), batches ``batch_size`` of them
     and joins the sentences of one text with ``sentence_pause`` seconds of silence. ``vocoder``
     turns the mels into sound: a name of the vocoder catalogue (:mod:`tts.vocoders.catalogue`;
