@@ -40,6 +40,10 @@ def test_a_true_alignment_scores_perfectly_and_a_late_one_by_its_lag():
     # starts 0, 6, 8 against 0, 4, 6 frames; step 3 is on token 1 where token 3 is said (2 tokens off)
     assert late.boundary_error_ms == pytest.approx(40.0 / 3)
     assert late.peak_accuracy == pytest.approx(4 / 5)
+    assert perfect.peak_offset == 0.0 and late.peak_offset == pytest.approx(-3 / 5)  # steps 2, 3: 1 and 2 behind
+    ahead = np.zeros((5, 4))
+    ahead[np.arange(5), [1, 1, 3, 3, 3]] = 1.0  # one token ahead of the truth [0, 0, 1, 3, 3] where it can be
+    assert true_alignment_score(ahead, intervals, 10, 10.0, 2).peak_offset == pytest.approx((1 + 1 + 2) / 5)
 
 
 def test_festival_phones_map_onto_tokens_through_reductions_and_pauses():

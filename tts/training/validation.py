@@ -49,9 +49,10 @@ def teacher_forced_metrics(model: AutoregressiveTTS, criterion: TTSLoss, batches
     first token), and ``text_reliance``: the mel loss with each item given its batch
     neighbour's text over the loss with its own (batches of one are left out of it). Near 1 the
     decoder predicts from its previous frames alone and babbles when free-running, however
-    diagonal its attention looks. With ``truth`` (a corpus with phone timings): ``true_peak_accuracy``
-    and ``true_boundary_error_ms`` (:func:`~tts.metrics.true_alignment.true_alignment_score`), means
-    over the utterances that have timings, and ``true_timed_utterances``, their number.
+    diagonal its attention looks. With ``truth`` (a corpus with phone timings):
+    ``true_peak_accuracy``, ``true_boundary_error_ms`` and ``true_peak_offset``
+    (:func:`~tts.metrics.true_alignment.true_alignment_score`), means over the utterances that
+    have timings, and ``true_timed_utterances``, their number.
 
     Returns the metrics and the first ``n_examples`` (batch, output) pairs for plots and audio.
     The caller puts ``model`` in eval mode.
@@ -94,6 +95,7 @@ def teacher_forced_metrics(model: AutoregressiveTTS, criterion: TTSLoss, batches
                 if np.isfinite(score.peak_accuracy) and np.isfinite(score.boundary_error_ms):
                     totals["true_peak_accuracy"] = totals.get("true_peak_accuracy", 0.0) + score.peak_accuracy
                     totals["true_boundary_error_ms"] = totals.get("true_boundary_error_ms", 0.0) + score.boundary_error_ms
+                    totals["true_peak_offset"] = totals.get("true_peak_offset", 0.0) + score.peak_offset
                     timed += 1
         count += n
         if len(examples) < n_examples:
