@@ -497,13 +497,13 @@ def test_seeds_make_one_variant_each_named_and_seeded():
         with_seeds(seeded, [3, 3])
 
 
-def test_aligned_is_the_first_validation_on_the_true_tokens_when_asked():
+def test_aligned_is_the_first_validation_tracking_the_true_tokens_when_asked():
     from tts.evaluation.study import alignment_point
 
     metrics = [{"split": "val", "step": 2, "attention_diagonal": 0.95, "attention_focus": 0.6,
-                "true_peak_accuracy": 0.3, "train_seconds": 60},
+                "true_tracking_accuracy": 0.3, "true_peak_accuracy": 0.3, "train_seconds": 60},
                {"split": "val", "step": 4, "attention_diagonal": 0.97, "attention_focus": 0.7,
-                "true_peak_accuracy": 0.92, "train_seconds": 120}]
+                "true_tracking_accuracy": 0.92, "true_peak_accuracy": 0.2, "train_seconds": 120}]
     assert alignment_point(metrics) == {"step": 2, "minutes": 1.0}  # diagonal and focal, on the wrong tokens
     assert alignment_point(metrics, 0.9) == {"step": 4, "minutes": 2.0}
     assert alignment_point(metrics, 0.95) == {"step": None, "minutes": None}

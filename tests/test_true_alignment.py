@@ -43,7 +43,17 @@ def test_a_true_alignment_scores_perfectly_and_a_late_one_by_its_lag():
     assert perfect.peak_offset == 0.0 and late.peak_offset == pytest.approx(-3 / 5)  # steps 2, 3: 1 and 2 behind
     ahead = np.zeros((5, 4))
     ahead[np.arange(5), [1, 1, 3, 3, 3]] = 1.0  # one token ahead of the truth [0, 0, 1, 3, 3] where it can be
-    assert true_alignment_score(ahead, intervals, 10, 10.0, 2).peak_offset == pytest.approx((1 + 1 + 2) / 5)
+    leading = true_alignment_score(ahead, intervals, 10, 10.0, 2)
+    assert leading.peak_offset == pytest.approx((1 + 1 + 2) / 5)
+    jumpy = np.zeros((5, 4))
+    jumpy[np.arange(5), [2, 2, 3, 3, 3]] = 1.0  # against [0, 0, 1, 3, 3]: 2, 2, 2, 0, 0 ahead (median 2)
+    scored = true_alignment_score(jumpy, intervals, 10, 10.0, 2)
+    assert scored.peak_accuracy == pytest.approx(2 / 5) and scored.tracking_accuracy == pytest.approx(3 / 5)
+    steady = np.zeros((5, 4))
+    steady[np.arange(5), [2, 2, 3, 3, 3]] = 1.0
+    steady_truth = np.array([[0, 4], [4, 10], [np.nan, np.nan], [np.nan, np.nan]], dtype=float)  # 0, 0, 1, 1, 1
+    lead = true_alignment_score(steady, steady_truth, 10, 10.0, 2)
+    assert lead.peak_accuracy == pytest.approx(0.0) and lead.tracking_accuracy == 1.0  # 2 ahead throughout
 
 
 def test_festival_phones_map_onto_tokens_through_reductions_and_pauses():

@@ -24,8 +24,9 @@ def declare(p: argparse.ArgumentParser) -> None:
     p.add_argument("--curve-limit", type=positive_int, default=24,
                    help="test utterances (the first N) evaluated at every curve point")
     p.add_argument("--aligned-accuracy", type=probability, metavar="SHARE",
-                   help="aligned: the first validation whose attention peak is on the token being said at this "
-                        "share of steps (needs a corpus with phone timings; default: diagonality and focus)")
+                   help="aligned: the first validation whose attention peak tracks the token being said (±1, after "
+                        "each utterance's steady lead or lag) at this share of steps (needs a corpus with phone "
+                        "timings; the second edition uses 0.9; default: diagonality and focus)")
     p.add_argument("--evaluate", choices=["last", "best"], default="last",
                    help="the checkpoint measured at the end: the last, or the best validation loss's")
     p.add_argument("--long-form", action="store_true",

@@ -76,6 +76,7 @@ def align_corpus(loaded: LoadedModel, data_root: str | Path, out: str | Path, sp
                 score = true_alignment_score(alignment, intervals, frames, truth.frame_ms, r)
                 record.update(true_starts=[None if np.isnan(s) else round(float(s), 2) for s in intervals[:, 0]],
                               peak_accuracy=round(score.peak_accuracy, 4), peak_offset=round(score.peak_offset, 3),
+                              tracking_accuracy=round(score.tracking_accuracy, 4),
                               boundary_error_ms=round(score.boundary_error_ms, 2))
             records.append(record)
     if not records:
@@ -99,7 +100,9 @@ def _summary(records: list[dict], loaded: LoadedModel, root: Path, split: str, t
                    boundary_error_ms=round(float(errors.mean()), 2) if len(errors) else None,
                    boundary_error_ms_median=round(float(np.median(errors)), 2) if len(errors) else None,
                    peak_accuracy=round(float(np.mean([r["peak_accuracy"] for r in scored])), 4) if scored else None,
-                   peak_offset=round(float(np.mean([r["peak_offset"] for r in scored])), 3) if scored else None)
+                   peak_offset=round(float(np.mean([r["peak_offset"] for r in scored])), 3) if scored else None,
+                   tracking_accuracy=round(float(np.mean([r["tracking_accuracy"] for r in scored])), 4)
+                   if scored else None)
     return summary
 
 

@@ -163,13 +163,14 @@ def _claim(out: Path, identity: dict) -> None:
 
 def alignment_point(metrics: list[dict], accuracy: float | None = None) -> dict:
     """Step and training minutes of the first validation that counts as aligned (None: never):
-    with ``accuracy``, the attention peak on the token being said at that share of the steps
-    (``true_peak_accuracy``, a corpus with phone timings); else diagonality and focus."""
+    with ``accuracy``, the attention peak tracking the token being said (±1 token, after the
+    utterance's steady lead or lag) at that share of the steps (``true_tracking_accuracy``, a
+    corpus with phone timings); else diagonality and focus."""
     for record in metrics:
         if record.get("split") != "val":
             continue
         if accuracy is not None:
-            aligned = record.get("true_peak_accuracy", -1.0) >= accuracy
+            aligned = record.get("true_tracking_accuracy", -1.0) >= accuracy
         else:
             aligned = record.get("attention_diagonal", -1) >= ALIGNED_DIAGONAL \
                 and record.get("attention_focus", 0) >= ALIGNED_FOCUS
@@ -200,6 +201,7 @@ def curve_point(loaded: checkpoint.LoadedModel, data_root: Path, out: Path, limi
     return {"step": loaded.step, "train_minutes": round(last.get("train_seconds", 0) / 60, 1),
             "val_loss": last.get("loss"), "val_diagonal": last.get("attention_diagonal"),
             "val_focus": last.get("attention_focus"), "val_true_peak_accuracy": last.get("true_peak_accuracy"),
+            "val_true_tracking_accuracy": last.get("true_tracking_accuracy"),
             "val_true_boundary_error_ms": last.get("true_boundary_error_ms"),
             "wer": summary.get("wer"), "cer": summary.get("cer"),
             "utterances_with_failures": summary["utterances_with_failures"],

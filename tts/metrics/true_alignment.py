@@ -11,6 +11,8 @@ From the alignment ``(T_steps, T_text)`` come
 * ``peak_offset``: the mean signed distance in tokens from the true token to the peak over the
   same steps (positive: the attention runs ahead of the speech, as a mechanism that reads ahead
   does; a steady offset lowers ``peak_accuracy`` without the alignment being lost);
+* ``tracking_accuracy``: ``peak_accuracy`` after moving the peaks back by the utterance's median
+  offset (rounded): attention that keeps a steady lead or lag still tracks the speech;
 * ``boundary_error_ms``: the mean absolute distance between each timed token's true start and the
   start the alignment gives it (the frames before it: durations counted from the peaks, as a
   duration model is trained on them), in milliseconds.
@@ -30,6 +32,7 @@ class TrueAlignmentScore:
     peak_accuracy: float
     boundary_error_ms: float
     peak_offset: float
+    tracking_accuracy: float
     scored_steps: int
     timed_tokens: int
 
@@ -67,8 +70,11 @@ def true_alignment_score(alignment: np.ndarray, intervals: np.ndarray, n_frames:
     peaks = alignment.argmax(axis=1)
     accuracy = float(np.mean(np.abs(peaks[scored] - truth[scored]) <= tolerance)) if scored.any() else float("nan")
     offset = float(np.mean(peaks[scored] - truth[scored])) if scored.any() else float("nan")
+    lead = int(np.round(np.median(peaks[scored] - truth[scored]))) if scored.any() else 0
+    tracking = (float(np.mean(np.abs(peaks[scored] - lead - truth[scored]) <= tolerance)) if scored.any()
+                else float("nan"))
     durations = durations_from_alignment(alignment, n_frames, reduction_factor)
     starts = np.concatenate([[0], np.cumsum(durations)[:-1]])
     timed = np.isfinite(intervals[:, 0])
     error = float(np.mean(np.abs(starts[timed] - intervals[timed, 0])) * frame_ms) if timed.any() else float("nan")
-    return TrueAlignmentScore(accuracy, error, offset, int(scored.sum()), int(timed.sum()))
+    return TrueAlignmentScore(accuracy, error, offset, tracking, int(scored.sum()), int(timed.sum()))

@@ -50,7 +50,7 @@ def teacher_forced_metrics(model: AutoregressiveTTS, criterion: TTSLoss, batches
     neighbour's text over the loss with its own (batches of one are left out of it). Near 1 the
     decoder predicts from its previous frames alone and babbles when free-running, however
     diagonal its attention looks. With ``truth`` (a corpus with phone timings):
-    ``true_peak_accuracy``, ``true_boundary_error_ms`` and ``true_peak_offset``
+    ``true_peak_accuracy``, ``true_boundary_error_ms``, ``true_peak_offset`` and ``true_tracking_accuracy``
     (:func:`~tts.metrics.true_alignment.true_alignment_score`), means over the utterances that
     have timings, and ``true_timed_utterances``, their number.
 
@@ -96,6 +96,7 @@ def teacher_forced_metrics(model: AutoregressiveTTS, criterion: TTSLoss, batches
                     totals["true_peak_accuracy"] = totals.get("true_peak_accuracy", 0.0) + score.peak_accuracy
                     totals["true_boundary_error_ms"] = totals.get("true_boundary_error_ms", 0.0) + score.boundary_error_ms
                     totals["true_peak_offset"] = totals.get("true_peak_offset", 0.0) + score.peak_offset
+                    totals["true_tracking_accuracy"] = totals.get("true_tracking_accuracy", 0.0) + score.tracking_accuracy
                     timed += 1
         count += n
         if len(examples) < n_examples:
