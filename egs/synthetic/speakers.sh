@@ -1,15 +1,19 @@
 #!/usr/bin/env bash
 # Many voices on the offline synthetic corpora (docs/speakers.md), on a CPU:
 #   bash egs/synthetic/speakers.sh [--stage N] [--stop-stage M] [--steps 1500] [--adapt-steps 600]
-#        [--minutes "5 10 30"] [--eval-limit N] [--held-out kal] [--no-mos]
+#        [--minutes "5 10 30"] [--eval-limit N] [--held-out kal] [--no-mos] [--curve-steps "100 300"]
+#        [--curve-limit 25]
 # Stages: 1 corpora (four training voices; the held-out voice alone) → 2 features → 3 train the
 # multi-speaker model (warm-started from the bundled voice) → 4 evaluate it per speaker →
 # 5 the unadapted model on the held-out voice, as each of its speakers → 6 adapt to the held-out
-# voice from each amount of its speech, and evaluate. Every stage resumes or skips what is done.
+# voice from each amount of its speech, and evaluate its checkpoints at --curve-steps (the first
+# --curve-limit test sentences) and its best one (the whole test split). Every stage resumes or
+# skips what is done.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 PY=${PY:-.venv/bin/python}; TTS=${TTS:-.venv/bin/tts}
 stage=1; stop_stage=6; steps=1500; adapt_steps=600; minutes="5 10 30"; eval_limit=""; held_out=kal; no_mos=""
+curve_steps="100 300"; curve_limit=25
 speakers=slt,awb,rms,ked
 config=configs/multispeaker_small.yaml; data=data/multispeaker; exp=exp/multispeaker
 while [ $# -gt 0 ]; do
@@ -22,6 +26,8 @@ while [ $# -gt 0 ]; do
     --eval-limit) eval_limit="--limit $2"; shift 2;;
     --held-out) held_out=$2; shift 2;;
     --no-mos) no_mos=--no-mos; shift;;
+    --curve-steps) curve_steps=$2; shift 2;;
+    --curve-limit) curve_limit=$2; shift 2;;
     *) echo "error: unknown option $1" >&2; exit 2;;
   esac
 done
@@ -70,9 +76,14 @@ if run_stage 6; then
     # shellcheck disable=SC2046
     $TTS train --config "$config" --data "$subset" --out "$out" --no-progress $(resume_flag "$out") \
       train.warm_start="$exp/best.pt" train.max_steps="$adapt_steps" train.validate_every=100 \
-      train.checkpoint_every=100 optim.schedule.warmup_steps=20 optim.schedule.decay_steps=300
+      train.checkpoint_every=100 train.keep_last=20 optim.schedule.warmup_steps=20 optim.schedule.decay_steps=300
+    for step in $curve_steps; do  # the learning curve against training time: the first test sentences
+      ckpt=$(printf "%s/checkpoint_%08d.pt" "$out" "$step")
+      [ -f "$out/eval_$step/summary.json" ] || $TTS evaluate --checkpoint "$ckpt" --data "$adapt_data" --split test \
+        --speaker "$held_out" --limit "$curve_limit" --no-mos --out "$out/eval_$step"
+    done
     # shellcheck disable=SC2086
-    $TTS evaluate --checkpoint "$out/best.pt" --data "$adapt_data" --split test --speaker "$held_out" \
-      --out "$out/eval" $eval_limit $no_mos
+    [ -f "$out/eval/summary.json" ] || $TTS evaluate --checkpoint "$out/best.pt" --data "$adapt_data" --split test \
+      --speaker "$held_out" --out "$out/eval" $eval_limit $no_mos
   done
 fi
