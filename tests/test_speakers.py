@@ -378,3 +378,41 @@ def test_a_ge2e_model_trains_on_each_recording_s_d_vector_and_speaks_with_each_s
     assert trained.model.speaker_projection.weight.abs().sum() > 0               # learnt from zero
     with pytest.raises(TTSError, match=r"speaker vectors must be \(1, 256\), got \(1, 64\)"):
         trained.model.encode(torch.tensor([[1, 2]]), torch.tensor([2]), None, torch.zeros(1, 64))
+
+    # a recording of anyone: its d-vector, said without training on it (and the same as its row when it is a centroid)
+    from tts.config import InferenceConfig
+    from tts.synthesis import Synthesizer
+
+    synth = Synthesizer(trained, settings=InferenceConfig(max_frames_per_token=2, vocoder="griffin-lim"))
+    wav = next(two_speaker_corpus.glob("wavs/*.wav"))
+    vector = synth.speaker_vector(wav)
+    assert vector.shape == (256,) and np.linalg.norm(vector) == pytest.approx(1.0, abs=1e-4)
+    as_recording = synth("A cat.", speaker=vector)[0]
+    row = trained.model.speaker_table.weight[0].detach().numpy()
+    torch.testing.assert_close(torch.from_numpy(synth("A cat.", speaker=row)[0].mel),
+                               torch.from_numpy(synth("A cat.", speaker="awb")[0].mel))
+    assert as_recording.mel.shape[0] == 80
+    with pytest.raises(TTSError, match="a d-vector has 256 finite numbers"):
+        synth("A cat.", speaker=np.full(256, np.nan, dtype=np.float32))
+    out = tmp_path / "said.wav"
+    from tts import cli
+
+    assert cli.main(["synthesize", "--checkpoint", str(tmp_path / "exp" / "checkpoint_00000002.pt"), "--text",
+                     "A cat.", "--speaker-wav", str(wav), "--out", str(out), "--vocoder", "griffin-lim",
+                     "--max-frames-per-token", "2"]) == 0
+    assert out.is_file()
+
+
+def test_a_voice_of_named_speakers_refuses_a_recording(two_speaker_checkpoint, two_speaker_corpus, capsys):
+    from tts import cli
+    from tts.synthesis import Synthesizer
+
+    synth = Synthesizer.from_checkpoint(two_speaker_checkpoint)
+    with pytest.raises(TTSError, match="only a voice trained on d-vectors .* knows its speakers by name: awb, slt"):
+        synth.speaker_vector(next(two_speaker_corpus.glob("wavs/*.wav")))
+    with pytest.raises(TTSError, match="a speaker given as a d-vector needs a voice trained on d-vectors"):
+        synth("A cat.", speaker=np.zeros(256, dtype=np.float32))
+    with pytest.raises(SystemExit) as stopped:  # one or the other
+        cli.main(["synthesize", "--checkpoint", str(two_speaker_checkpoint), "--text", "A cat.",
+                  "--speaker-wav", "x.wav", "--speaker", "awb", "--out", "x.wav"])
+    assert stopped.value.code == 2 and "not allowed with argument --speaker-wav" in capsys.readouterr().err

@@ -24,6 +24,7 @@ import torch
 
 from tts import checkpoint
 from tts.audio import save_wav
+from tts.audio.speaker_encoder import DIM as SPEAKER_VECTOR_DIM
 from tts.config import ExperimentConfig, InferenceConfig, resolve_inference
 from tts.errors import TTSError
 from tts.fileio import atomic_path, writable_folder, write_text_atomic
@@ -232,14 +233,41 @@ class Synthesizer:
             raise TTSError(f"unknown speaker {speaker!r:.60}: this voice knows {', '.join(names)}")
         return names.index(speaker)
 
+    def speaker_vector(self, recording: str | Path) -> np.ndarray:
+        """The d-vector ``(256,)`` of a recording of someone's speech: a voice trained on d-vectors
+        (``model.speakers.vectors: ge2e``) says text as that speaker without training on them."""
+        from tts.audio import load_wav
+        from tts.audio.speaker_encoder import SpeakerEmbedder
+
+        speakers = self.config.model.speakers
+        if not speakers.names or speakers.vectors != "ge2e":
+            raise TTSError("only a voice trained on d-vectors (model.speakers.vectors: ge2e) speaks like a recording; "
+                           + (f"this one knows its speakers by name: {', '.join(speakers.names)}" if speakers.names
+                              else "this one has one speaker"))
+        wav, sample_rate = load_wav(recording)
+        if len(wav) < sample_rate // 2:
+            raise TTSError(f"{recording}: {len(wav) / sample_rate:.2f} s of audio; give at least half a second of speech")
+        return SpeakerEmbedder().embed(wav, sample_rate)
+
+    def resolve_speaker(self, speaker: str | np.ndarray | None) -> int | np.ndarray | None:
+        """A speaker's name → its index in the model's table (:meth:`speaker_index`); a d-vector
+        ``(256,)`` (:meth:`speaker_vector`) → itself, checked."""
+        if not isinstance(speaker, np.ndarray):
+            return self.speaker_index(speaker)
+        if self.config.model.speakers.vectors != "ge2e" or not self.speakers:
+            raise TTSError("a speaker given as a d-vector needs a voice trained on d-vectors (model.speakers.vectors: ge2e)")
+        if speaker.shape != (SPEAKER_VECTOR_DIM,) or not np.isfinite(speaker).all():
+            raise TTSError(f"a d-vector has {SPEAKER_VECTOR_DIM} finite numbers, got shape {speaker.shape}")
+        return speaker.astype(np.float32)
+
     def __call__(self, texts: str | list[str], settings: InferenceConfig | None = None,
-                 cancel: threading.Event | None = None, speaker: str | None = None) -> list[Result]:
+                 cancel: threading.Event | None = None, speaker: str | np.ndarray | None = None) -> list[Result]:
         """Synthesize ``texts`` with this synthesizer's settings (or ``settings``, resolved
-        elsewhere), as ``speaker`` (a multi-speaker model's :attr:`speakers`). Setting ``cancel``
-        (from another thread) stops the work between two decoder steps with
-        :class:`~tts.errors.Cancelled`."""
+        elsewhere), as ``speaker`` (a multi-speaker model's :attr:`speakers`, or the d-vector of a
+        recording, :meth:`speaker_vector`). Setting ``cancel`` (from another thread) stops the
+        work between two decoder steps with :class:`~tts.errors.Cancelled`."""
         settings = settings or self.settings
-        speaker_index = self.speaker_index(speaker)
+        speaker_index = self.resolve_speaker(speaker)
         texts = [texts] if isinstance(texts, str) else texts
         if not isinstance(texts, list) or not all(isinstance(t, str) for t in texts):
             wrong = texts if not isinstance(texts, list) else next(t for t in texts if not isinstance(t, str))
@@ -253,12 +281,12 @@ class Synthesizer:
     def synthesize_prepared(self, texts: list[str], prepared: list[list[TokenizedText]],
                             settings: InferenceConfig | None = None, frontend_s: float = 0.0,
                             cancel: threading.Event | None = None, progress: bool = False,
-                            speaker: int | None = None) -> list[Result]:
+                            speaker: int | np.ndarray | None = None) -> list[Result]:
         """Synthesize texts already turned into sentences of tokens by :meth:`prepare` (one list
         per text); ``frontend_s``: the seconds that took, shared out in the results' timings;
         ``cancel``: as for :meth:`__call__`; ``progress``: a progress bar over the sentences and
-        the texts when there is more than one batch of them; ``speaker``: the index
-        :meth:`speaker_index` gives."""
+        the texts when there is more than one batch of them; ``speaker``: what
+        :meth:`resolve_speaker` gives."""
         from tqdm import tqdm
 
         settings = settings or self.settings
@@ -290,14 +318,17 @@ class Synthesizer:
         return results
 
     def _synthesize(self, tokens: list[TokenizedText], settings: InferenceConfig,
-                    cancel: threading.Event | None = None, speaker: int | None = None) -> list[Segment]:
+                    cancel: threading.Event | None = None, speaker: int | np.ndarray | None = None) -> list[Segment]:
         """One batch of sentences through the acoustic model. Multi-head models show their most
         diagonal encoder-decoder head as the sentence's alignment."""
         ids, lengths = padded_ids([t.ids for t in tokens])
         last_token = torch.tensor([last_spoken(self.tokenizer.ids_to_symbols(t.ids)) for t in tokens])
-        speakers = None if speaker is None else torch.full((len(tokens),), speaker, device=self.device)
+        speakers = (torch.full((len(tokens),), speaker, device=self.device) if isinstance(speaker, int) else None)
+        vectors = (torch.from_numpy(speaker).to(self.device).expand(len(tokens), -1)
+                   if isinstance(speaker, np.ndarray) else None)
         out = self.model.inference(ids.to(self.device), lengths.to(self.device), settings, last_token.to(self.device),
-                                   on_step=stop_when(cancel) if cancel is not None else None, speakers=speakers)
+                                   on_step=stop_when(cancel) if cancel is not None else None, speakers=speakers,
+                                   speaker_vectors=vectors)
         r = self.model.reduction_factor
         segments = []
         for i, tok in enumerate(tokens):

@@ -47,6 +47,35 @@ def training_minutes(exp: Path, step: int) -> float:
     raise TTSError(f"{exp}/metrics.jsonl has no validation at step {step}")
 
 
+def report(held: str, base: Path, minutes_list: list[int], out: str) -> dict:
+    """The unadapted model's figures as each of its speakers, and each adaptation run's."""
+    unadapted = {}
+    for folder in sorted(base.glob(f"on_{held}_as_*")):
+        if (folder / "summary.json").is_file():
+            unadapted[folder.name.rsplit("_as_", 1)[1]] = speaker_figures(folder / "summary.json", held)
+    runs = {}
+    for minutes in minutes_list:
+        exp = Path(f"exp/adapt_{held}_{minutes}min")
+        if not (exp / "eval" / "summary.json").is_file():
+            continue
+        best = json.loads((exp / "eval" / "summary.json").read_text())["checkpoint_step"]
+        curve = []
+        for folder in sorted(exp.glob("eval_*"), key=lambda f: int(f.name.split("_")[1])):
+            step = int(folder.name.split("_")[1])
+            curve.append({"step": step, "cpu_minutes": training_minutes(exp, step),
+                          **speaker_figures(folder / "summary.json", held, None)})
+        limit = curve[0]["utterances"] if curve else None
+        runs[f"{minutes}min"] = {
+            "best_step": best, "cpu_minutes_to_best": training_minutes(exp, best),
+            "test": speaker_figures(exp / "eval" / "summary.json", held),
+            **({f"test_first_{limit}": speaker_figures(exp / "eval" / "summary.json", held, limit)} if limit else {}),
+            "curve": curve}
+    return {"held_out": held, "threads": 1, "unadapted_as": unadapted, "adapted": runs,
+            "commands": ["bash egs/synthetic/speakers.sh --stage 5 --stop-stage 5 --eval-limit 25 --no-mos",
+                         "bash egs/synthetic/speakers.sh --stage 6 --stop-stage 6 --minutes M --no-mos",
+                         f"python egs/synthetic/adaptation_report.py --held-out {held} --out {out}"]}
+
+
 def main(argv: list[str] | None = None) -> int:
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     p.add_argument("--held-out", default="kal")
@@ -54,36 +83,13 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--minutes", nargs="+", type=int, default=[5, 10, 30])
     p.add_argument("--out", required=True, help="JSON file")
     args = p.parse_args(argv)
-    with report_to_user():
-        held, base = args.held_out, Path(args.multispeaker)
-        unadapted = {}
-        for folder in sorted(base.glob(f"on_{held}_as_*")):
-            if (folder / "summary.json").is_file():
-                unadapted[folder.name.rsplit("_as_", 1)[1]] = speaker_figures(folder / "summary.json", held)
-        runs = {}
-        for minutes in args.minutes:
-            exp = Path(f"exp/adapt_{held}_{minutes}min")
-            if not (exp / "eval" / "summary.json").is_file():
-                continue
-            best = json.loads((exp / "eval" / "summary.json").read_text())["checkpoint_step"]
-            curve = []
-            for folder in sorted(exp.glob("eval_*"), key=lambda f: int(f.name.split("_")[1])):
-                step = int(folder.name.split("_")[1])
-                curve.append({"step": step, "cpu_minutes": training_minutes(exp, step),
-                              **speaker_figures(folder / "summary.json", held, None)})
-            limit = curve[0]["utterances"] if curve else None
-            runs[f"{minutes}min"] = {
-                "best_step": best, "cpu_minutes_to_best": training_minutes(exp, best),
-                "test": speaker_figures(exp / "eval" / "summary.json", held),
-                **({f"test_first_{limit}": speaker_figures(exp / "eval" / "summary.json", held, limit)} if limit else {}),
-                "curve": curve}
-        result = {"held_out": held, "threads": 1, "unadapted_as": unadapted, "adapted": runs,
-                  "commands": ["bash egs/synthetic/speakers.sh --stage 5 --stop-stage 5 --eval-limit 25 --no-mos",
-                               "bash egs/synthetic/speakers.sh --stage 6 --stop-stage 6 --minutes M --no-mos",
-                               f"python egs/synthetic/adaptation_report.py --held-out {held} --out {args.out}"]}
-        Path(args.out).parent.mkdir(parents=True, exist_ok=True)
-        Path(args.out).write_text(json.dumps(result, indent=1))
-        print(json.dumps(result, indent=1))
+    try:
+        result = report(args.held_out, Path(args.multispeaker), args.minutes, args.out)
+    except TTSError as exc:
+        return report_to_user(exc)
+    Path(args.out).parent.mkdir(parents=True, exist_ok=True)
+    Path(args.out).write_text(json.dumps(result, indent=1))
+    print(json.dumps(result, indent=1))
     return 0
 
 

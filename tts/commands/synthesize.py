@@ -27,7 +27,11 @@ def declare(p: argparse.ArgumentParser) -> None:
     p.add_argument("--data", help="corpus root, for --split")
     add_limit(p)
     p.add_argument("--out", required=True, help="output folder, or a .wav path for a single text")
-    p.add_argument("--speaker", help="who speaks, for a voice of several speakers (an unknown name lists them)")
+    who = p.add_mutually_exclusive_group()
+    who.add_argument("--speaker", help="who speaks, for a voice of several speakers (an unknown name lists them)")
+    who.add_argument("--speaker-wav", metavar="WAV",
+                     help="speak like the speaker of this recording (a voice trained on d-vectors, "
+                          "model.speakers.vectors: ge2e; no training on them)")
     add_inference(p)
     p.add_argument("--no-plots", action="store_true")
     p.add_argument("--no-progress", action="store_true", help="no progress bar (shown for more than a batch of sentences)")
@@ -91,7 +95,9 @@ def run(args: argparse.Namespace) -> int:
     else:
         synthesizer = Synthesizer.from_checkpoint(args.checkpoint, device=device(args), int8=args.int8,
                                                   lexicon=args.lexicon, changes=inference_changes(args))
-    speaker = synthesizer.speaker_index(args.speaker)  # checked before any text is said
+    # checked before any text is said
+    speaker = synthesizer.resolve_speaker(synthesizer.speaker_vector(args.speaker_wav) if args.speaker_wav
+                                          else args.speaker)
     settings = synthesizer.settings
     split = settings.split_sentences
     if len(texts) == 1:

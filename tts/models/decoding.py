@@ -84,8 +84,8 @@ class Decodable(Protocol):
     @property
     def reduction_factor(self) -> int: ...
 
-    def encode(self, ids: torch.Tensor, lengths: torch.Tensor,
-               speakers: torch.Tensor | None = None) -> tuple[torch.Tensor, torch.Tensor]: ...
+    def encode(self, ids: torch.Tensor, lengths: torch.Tensor, speakers: torch.Tensor | None = None,
+               speaker_vectors: torch.Tensor | None = None) -> tuple[torch.Tensor, torch.Tensor]: ...
 
     def init_decoder(self, memory: torch.Tensor, mask: torch.Tensor) -> Any: ...
 
@@ -300,10 +300,12 @@ class AutoregressiveTTS(nn.Module):
     @torch.no_grad()
     def inference(self, ids: torch.Tensor, lengths: torch.Tensor | None = None,
                   settings: InferenceConfig | None = None, last_token: torch.Tensor | None = None,
-                  on_step: StepCallback | None = None, speakers: torch.Tensor | None = None) -> InferenceOutput:
+                  on_step: StepCallback | None = None, speakers: torch.Tensor | None = None,
+                  speaker_vectors: torch.Tensor | None = None) -> InferenceOutput:
         """Batched free-running synthesis (:func:`decode`) with ``settings`` (default:
         :class:`InferenceConfig`'s defaults), used as given."""
-        return decode(self, ids, lengths, settings or InferenceConfig(), last_token, on_step, speakers)
+        return decode(self, ids, lengths, settings or InferenceConfig(), last_token, on_step, speakers,
+                      speaker_vectors)
 
 
 class StopTracker:
@@ -362,7 +364,8 @@ def attention_window(alignment: torch.Tensor, text_mask: torch.Tensor, back: int
 @torch.no_grad()
 def decode(model: Decodable, ids: torch.Tensor, lengths: torch.Tensor | None,
            settings: InferenceConfig, last_token: torch.Tensor | None = None,
-           on_step: StepCallback | None = None, speakers: torch.Tensor | None = None) -> InferenceOutput:
+           on_step: StepCallback | None = None, speakers: torch.Tensor | None = None,
+           speaker_vectors: torch.Tensor | None = None) -> InferenceOutput:
     """The free-running loop: ids ``(B, T_text)`` (or ``(T_text,)``), lengths ``(B,)`` → mel, stop
     probabilities, alignments and lengths; each item stops on its own (:class:`StopTracker`;
     ``hit_limit`` marks the items its step limit ended). With ``settings.attention_window = [back, ahead]``
@@ -371,12 +374,13 @@ def decode(model: Decodable, ids: torch.Tensor, lengths: torch.Tensor | None,
     ``(B,)`` is each item's last spoken token (default: its last token), for
     ``settings.stop_after_last_token``. ``on_step``, when given, hears each step's frames
     ``(B, r, n_mels)`` (before the postnet) as they come (streaming synthesis listens here).
-    ``speakers`` ``(B,)``: each item's speaker, for a multi-speaker model."""
+    ``speakers`` ``(B,)``: each item's speaker, for a multi-speaker model; or ``speaker_vectors``
+    ``(B, 256)``, each item's d-vector, for one whose speakers are d-vectors."""
     if ids.dim() == 1:
         ids = ids.unsqueeze(0)
     if lengths is None:
         lengths = torch.full((ids.shape[0],), ids.shape[1], dtype=torch.long, device=ids.device)
-    memory, mask = model.encode(ids, lengths, speakers)
+    memory, mask = model.encode(ids, lengths, speakers, speaker_vectors)
     batch, r = ids.shape[0], model.reduction_factor
     tracker = StopTracker(lengths, r, settings, last_token)
     state = model.init_decoder(memory, mask)

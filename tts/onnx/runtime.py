@@ -96,9 +96,11 @@ class OnnxAcousticModel:
     def reduction_factor(self) -> int:
         return self.r
 
-    def encode(self, ids: torch.Tensor, lengths: torch.Tensor,
-               speakers: torch.Tensor | None = None) -> tuple[torch.Tensor, torch.Tensor]:
+    def encode(self, ids: torch.Tensor, lengths: torch.Tensor, speakers: torch.Tensor | None = None,
+               speaker_vectors: torch.Tensor | None = None) -> tuple[torch.Tensor, torch.Tensor]:
         check_ids(ids, lengths, self.n_symbols)
+        if speaker_vectors is not None:
+            raise TTSError("an ONNX export takes its speakers by name; a speaker's recording needs the checkpoint")
         if (speakers is None) != (not self.speakers):
             raise TTSError(f"this export speaks as {len(self.speakers)} speakers: choose one of {', '.join(self.speakers)}"
                            if self.speakers else "this export has one speaker: it takes no speaker")
@@ -119,11 +121,12 @@ class OnnxAcousticModel:
 
     def inference(self, ids: torch.Tensor, lengths: torch.Tensor | None = None,
                   settings: InferenceConfig | None = None, last_token: torch.Tensor | None = None,
-                  on_step: StepCallback | None = None, speakers: torch.Tensor | None = None) -> InferenceOutput:
+                  on_step: StepCallback | None = None, speakers: torch.Tensor | None = None,
+                  speaker_vectors: torch.Tensor | None = None) -> InferenceOutput:
         """The free-running loop of :func:`tts.models.decoding.decode`, on the exported graphs."""
         return decode(self, ids.cpu(), None if lengths is None else lengths.cpu(), settings or InferenceConfig(),
                       None if last_token is None else last_token.cpu(), on_step,
-                      None if speakers is None else speakers.cpu())
+                      None if speakers is None else speakers.cpu(), speaker_vectors)
 
 
 class OnnxVocoder(Vocoder):
