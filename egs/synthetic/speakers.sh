@@ -36,6 +36,9 @@ run_stage() { [ "$stage" -le "$1" ] && [ "$stop_stage" -ge "$1" ]; }
 log() { echo "[$(date +%H:%M:%S)] stage $*"; }
 resume_flag() { ls "$1"/checkpoint_*.pt >/dev/null 2>&1 && echo --resume || true; }
 export OMP_NUM_THREADS=${OMP_NUM_THREADS:-1}
+# the first token held through the 0.15 s lead-in, as the config says (also for a model trained
+# before the config said so)
+hold=inference.first_token_steps=6
 
 if run_stage 1; then
   log "1: corpora → $data ($speakers), $adapt_data ($held_out)"
@@ -57,14 +60,15 @@ fi
 if run_stage 4; then
   log "4: evaluate each speaker's test sentences → $exp/eval"
   # shellcheck disable=SC2086
-  $TTS evaluate --checkpoint "$exp/best.pt" --data "$data" --split test --out "$exp/eval" $eval_limit $no_mos
+  $TTS evaluate --checkpoint "$exp/best.pt" --data "$data" --split test --out "$exp/eval" $eval_limit $no_mos \
+    "$hold"
 fi
 if run_stage 5; then
   for speaker in ${speakers//,/ }; do
     log "5: the unadapted model as $speaker on $held_out's test → $exp/on_${held_out}_as_$speaker"
     # shellcheck disable=SC2086
     $TTS evaluate --checkpoint "$exp/best.pt" --data "$adapt_data" --split test --speaker "$speaker" \
-      --out "$exp/on_${held_out}_as_$speaker" $eval_limit $no_mos
+      --out "$exp/on_${held_out}_as_$speaker" $eval_limit $no_mos "$hold"
   done
 fi
 if run_stage 6; then
