@@ -66,7 +66,7 @@ def test_the_report_pools_seeds_by_mechanism_and_draws_long_form_and_true_alignm
         return {**row(variant, cer, 0.02, seed), "overrides": [f"k={variant}"], "aligned_at": {"step": 500, "minutes": 9},
                 "test": {"wer": 2 * cer, "cer": cer, "attention_failures": failures},
                 "curve": [{"step": s, "wer": cer, "cer": cer, "val_diagonal": 0.9,
-                           "val_true_boundary_error_ms": 300 * cer / s * 500} for s in (500, 1000)],
+                           "val_true_tracking_accuracy": min(1.0, s / 1000 - cer)} for s in (500, 1000)],
                 "long_form": {"longest_training_tokens": 147, "multiples": {
                     f"{m}x": {"utterances": 10, "cer": cer * m, "reference_cer": 0.03} for m in (1, 2, 4, 8)}}}
 

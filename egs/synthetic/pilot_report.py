@@ -15,8 +15,8 @@ import subprocess
 from pathlib import Path
 
 TRAIN_UTTERANCES = 2799
-CURVE_KEYS = ("loss", "true_peak_accuracy", "true_boundary_error_ms", "attention_diagonal", "attention_focus",
-              "text_reliance")
+CURVE_KEYS = ("loss", "true_peak_accuracy", "true_tracking_accuracy", "true_peak_offset", "true_boundary_error_ms",
+              "attention_diagonal", "attention_focus", "text_reliance")
 
 
 def pilot(folder: Path) -> dict:
