@@ -291,7 +291,7 @@ CASES: list[tuple[str, list[str], str]] = [
     ("evaluate limit 0", ["evaluate", "--checkpoint", C, "--data", "{corpus}", "--limit", "0", "--out", OUT],
      "argument --limit: must be at least 1, got 0"),
     ("evaluate unknown suite", ["evaluate", "--checkpoint", C, "--suite", "nightmare", "--out", OUT],
-     "no suite 'nightmare' (suites: robustness)"),
+     "no suite 'nightmare' (suites: report, robustness)"),
     ("evaluate bad checkpoint", ["evaluate", "--checkpoint", "{ckpt_nan}", "--data", "{corpus}", "--out", OUT],
      "NaN or infinite weights"),
     ("evaluate duplicate ids", ["evaluate", "--checkpoint", C, "--data", "{corpus_dup}", "--out", OUT, "--no-asr"],
