@@ -138,9 +138,9 @@ def test_inference_flags_given_once_reach_the_loop_the_vocoder_and_the_figure(ti
         seen["resolved"].append(resolve(stored, changes))
         return seen["resolved"][-1]
 
-    def spy_decode(model, ids, lengths, settings, last_token=None, on_step=None, speakers=None):
+    def spy_decode(model, ids, lengths, settings, last_token=None, on_step=None, speakers=None, speaker_vectors=None):
         seen["loop"].append(settings)
-        return decode(model, ids, lengths, settings, last_token, on_step, speakers)
+        return decode(model, ids, lengths, settings, last_token, on_step, speakers, speaker_vectors)
 
     def spy_forward(self, mel, lengths=None):
         seen["griffin_lim"].append(self.settings.iterations)
