@@ -101,11 +101,14 @@ def test_ctrl_c_during_long_work_leaves_nothing_under_the_final_name(command, ti
                 "--max-frames-per-token", "1000", "inference.split_sentences=false"]
     process = subprocess.Popen([sys.executable, "-m", "tts.cli", *argv], stdout=subprocess.PIPE,
                                stderr=subprocess.PIPE, text=True)
-    deadline = time.monotonic() + 180
-    while cpu_seconds(process.pid) < 8 and process.poll() is None and time.monotonic() < deadline:
-        time.sleep(0.2)  # loaded, and working: 8 s of CPU, however busy the machine is
-    assert process.poll() is None, process.communicate()
-    process.send_signal(signal.SIGINT)
-    _, err = process.communicate(timeout=120)
+    try:
+        deadline = time.monotonic() + 180
+        while cpu_seconds(process.pid) < 8 and process.poll() is None and time.monotonic() < deadline:
+            time.sleep(0.2)  # loaded, and working: 8 s of CPU, however busy the machine is
+        assert process.poll() is None, process.communicate()
+        process.send_signal(signal.SIGINT)
+        _, err = process.communicate(timeout=120)
+    finally:
+        process.kill()  # never left running, whatever failed
     assert process.returncode == 130 and "interrupted" in err and "Traceback" not in err, err
     assert list(out.parent.iterdir()) == []
