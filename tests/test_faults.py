@@ -99,8 +99,11 @@ def test_ctrl_c_during_long_work_leaves_nothing_under_the_final_name(command, ti
         argv = ["synthesize", "--checkpoint", str(tiny_experiment / "checkpoint_00000004.pt"), "--out", str(out),
                 "--text", "A sentence that goes on and on. " * 6, "--stop-threshold", "1", "--max-steps", "100000",
                 "--max-frames-per-token", "1000", "inference.split_sentences=false"]
+    # SIGINT as a terminal delivers it, even when this suite runs in the background (where the
+    # shell ignores SIGINT for its children, and Python keeps an ignored SIGINT ignored)
     process = subprocess.Popen([sys.executable, "-m", "tts.cli", *argv], stdout=subprocess.PIPE,
-                               stderr=subprocess.PIPE, text=True)
+                               stderr=subprocess.PIPE, text=True,
+                               preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
     try:
         deadline = time.monotonic() + 180
         while cpu_seconds(process.pid) < 8 and process.poll() is None and time.monotonic() < deadline:
