@@ -74,11 +74,11 @@ class FeatureDataset(Dataset):
     """Items of one split from a feature cache: ``(id, ids (T_text,), mel (n_mels, T_mel))``.
     ``pad_value`` is the log-mel of silence under the cache's audio settings. With ``speakers``
     (a multi-speaker model's names, in table order) each batch carries its items' speaker indices,
-    read from the corpus's speaker field, and with ``speaker_vectors`` (utterance id → ``(256,)``)
-    each item's own d-vector."""
+    read from the corpus's speaker field; once :attr:`speaker_vectors` (utterance id → ``(256,)``)
+    is set, each item's own d-vector too."""
 
     def __init__(self, cache: str | Path, corpus_root: str | Path, split: str, limit: int | None = None,
-                 speakers: list[str] | None = None, speaker_vectors: dict[str, np.ndarray] | None = None):
+                 speakers: list[str] | None = None):
         self.cache = Path(cache)
         manifest = {m["id"]: m for m in read_manifest(cache)}
         self.pad_value = math.log(json.loads((self.cache / "settings.json").read_text())["audio"]["log_floor"])
@@ -87,7 +87,7 @@ class FeatureDataset(Dataset):
         if not self.entries:
             raise TTSError(f"split '{split}' has no utterances with features in {cache}")
         self.speaker_index = speaker_indices(corpus_root, [e["id"] for e in self.entries], speakers) if speakers else None
-        self.speaker_vectors = speaker_vectors
+        self.speaker_vectors: dict[str, np.ndarray] | None = None
 
     @classmethod
     def of(cls, root: str | Path, config: ExperimentConfig, split: str, limit: int | None = None) -> "FeatureDataset":

@@ -290,7 +290,7 @@ def run_variant(config_path: Path, data_root: Path, out: Path, variant: Variant,
         curve.append(curve_point(checkpoint.load(final), data_root, exp / "curve" / f"{step:08d}", plan.curve_limit,
                                  plan.use_asr, read_metrics(exp / "metrics.jsonl"), device))
         curve_file.write_text(json.dumps(curve, indent=1))
-    loaded = checkpoint.load(exp / ("best.pt" if plan.evaluate == "best" else f"checkpoint_{plan.steps:08d}.pt"))
+    loaded = checkpoint.load(evaluated_checkpoint(exp, plan))
     synthesizer = Synthesizer(loaded, device or "cpu")
     if not (exp / "eval" / "summary.json").is_file():
         evaluate(synthesizer, data_root, exp / "eval", "test", plan.eval_limit, plan.use_asr, plan.use_mos, progress)
@@ -325,12 +325,17 @@ def run_variant(config_path: Path, data_root: Path, out: Path, variant: Variant,
     return row
 
 
+def evaluated_checkpoint(exp: Path, plan: StudyPlan) -> Path:
+    """The checkpoint of a run that its end-of-run measures read: the best validation's or the last."""
+    return exp / ("best.pt" if plan.evaluate == "best" else f"checkpoint_{plan.steps:08d}.pt")
+
+
 def long_form_of(exp: Path, plan: StudyPlan, data_root: Path, device: str | None, progress: bool) -> dict:
     """The long-form summary (per multiple, :func:`~tts.evaluation.long_form.run_long_form`) of the
     run's ``plan.evaluate`` checkpoint, measured once into ``exp/long_form``."""
     summary_file = exp / "long_form" / "summary.json"
     if not summary_file.is_file():
-        loaded = checkpoint.load(exp / ("best.pt" if plan.evaluate == "best" else f"checkpoint_{plan.steps:08d}.pt"))
+        loaded = checkpoint.load(evaluated_checkpoint(exp, plan))
         run_long_form(Synthesizer(loaded, device or "cpu"), data_root, exp / "long_form", use_asr=plan.use_asr,
                       use_mos=False, progress=progress)
     summary = json.loads(summary_file.read_text())

@@ -233,7 +233,7 @@ class AutoregressiveTTS(nn.Module):
             if vectors.shape != (memory.shape[0], self.speaker_table.embedding_dim):
                 raise TTSError(f"speaker vectors must be ({memory.shape[0]}, {self.speaker_table.embedding_dim}), "
                                f"got {tuple(vectors.shape)}")
-            return memory + self.speaker_projection(vectors.to(memory.dtype)).unsqueeze(1).to(memory.dtype)
+            return memory + self.speaker_projection(vectors).unsqueeze(1).to(memory.dtype)
         if speakers is None:
             raise TTSError(f"this model speaks as {len(self.speaker_names)} speakers: choose one of "
                            f"{', '.join(self.speaker_names)}")
