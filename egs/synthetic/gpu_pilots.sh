@@ -9,17 +9,30 @@
 #       --config configs/attention_study.yaml --bits 7 --out .gpu/synthetic.tar.xz
 #   pip download the wheels the machine lacks into .whl (librosa, soundfile, soxr, ...: docs/attention_study/second_edition.md)
 # There (device tool, carry .gpu and .whl):
-#   bash egs/synthetic/gpu_pilots.sh --seconds 480 --out "$OUT"
+#   bash egs/synthetic/gpu_pilots.sh [--set e20|u5360] --seconds 480 --out "$OUT"
 set -uo pipefail
 cd "$(dirname "$0")/../.."
 seconds=480; out=out/gpu_pilots
-names=(ls_lr2e-3_e20 ls_lr4e-3_e20 ls_noguide_e20 content_e20 content_noguide_e20 sma_bias1_e20 sma_bias3.5_e20
-       forward_e20 forward_ta_e20 hard_e20 hard_fast_e20 gmm_e20 dca_e20)
+# --set e20: the first look (20-epoch schedule, 12,800 frames, validated every epoch of 67 updates);
+# --set u5360: every distinct mechanism on 3,200-frame batches (5,360-update schedule, validated every 134)
+e20=(ls_lr2e-3_e20 ls_lr4e-3_e20 ls_noguide_e20 content_e20 content_noguide_e20 sma_bias1_e20 sma_bias3.5_e20
+     forward_e20 forward_ta_e20 hard_e20 hard_fast_e20 gmm_e20 dca_e20)
+u5360=(location_sensitive_u5360 ls_lr4e-3_u5360 dynamic_convolution_u5360 gmm_u5360 content_u5360
+       luong_general_u5360 luong_local_m_u5360 forward_u5360 stepwise_monotonic_u5360 sma_bias1_u5360 hybrid_u5360
+       location_u5360 luong_local_p_u5360 hard_u5360)
+names=("${e20[@]}"); validate_every=67
 while [ $# -gt 0 ]; do
   case "$1" in
     --seconds) seconds=$2; shift 2;;
     --out) out=$2; shift 2;;
     --names) IFS=' ' read -r -a names <<< "$2"; shift 2;;
+    --set)
+      case "$2" in
+        e20) names=("${e20[@]}"); validate_every=67;;
+        u5360) names=("${u5360[@]}"); validate_every=134;;
+        *) echo "error: unknown set $2 (e20 or u5360)" >&2; exit 2;;
+      esac
+      shift 2;;
     *) echo "error: unknown option $1" >&2; exit 2;;
   esac
 done
@@ -41,7 +54,7 @@ python3 -m tts.cli train --config configs/attention_study.yaml --data "$data" --
   data.max_frames_per_batch=12800 data.max_batch_size=128 2>&1 | tail -4
 [ -f /tmp/smoke/metrics.jsonl ] || { echo "smoke run failed"; exit 1; }
 PY=python3 DATA=$data PILOTS_OUT=exp/pilots_gpu DEVICE=cuda \
-  EXTRA="train.validate_every=67 train.n_val_audio=0 train.checkpoint_every=670" \
+  EXTRA="train.validate_every=$validate_every train.n_val_audio=0 train.checkpoint_every=670" \
   bash egs/synthetic/pilots.sh "${names[@]}"
 started=$(date +%s); deadline=$((started + seconds))
 while [ "$(date +%s)" -lt "$deadline" ]; do

@@ -48,7 +48,17 @@ declare -A PILOTS=(
   [hard_fast_e20]="$KIND=hard model.tacotron2.attention.anneal_steps=670 optim.lr=2e-3 $EPOCHS20"
   [gmm_e20]="$KIND=gmm optim.lr=2e-3 $EPOCHS20"
   [dca_e20]="$KIND=dynamic_convolution optim.lr=2e-3 $EPOCHS20"
+  # the smaller batch's schedule for every distinct mechanism (first on one GPU, egs/synthetic/gpu_pilots.sh
+  # --set u5360), with the first looks' fair settings: guided attention on, stepwise monotonic's energy bias at
+  # He et al.'s 3.5 (and 1.0), hard attention annealed over the whole run, location-sensitive also at 4e-3
+  [stepwise_monotonic_u5360]="$KIND=stepwise_monotonic model.tacotron2.attention.energy_bias=3.5 optim.lr=2e-3 $UPDATES5360"
+  [sma_bias1_u5360]="$KIND=stepwise_monotonic model.tacotron2.attention.energy_bias=1.0 optim.lr=2e-3 $UPDATES5360"
+  [hard_u5360]="$KIND=hard model.tacotron2.attention.anneal_steps=5360 optim.lr=2e-3 $UPDATES5360"
+  [ls_lr4e-3_u5360]="$KIND=location_sensitive optim.lr=4e-3 $UPDATES5360"
 )
+for kind in location_sensitive dynamic_convolution gmm content luong_general luong_local_m hybrid location luong_local_p; do
+  PILOTS[${kind}_u5360]="$KIND=$kind optim.lr=2e-3 $UPDATES5360"
+done
 
 if [ "${1:-}" = "--evaluate" ]; then
   shift
