@@ -3,18 +3,20 @@
 # the synthetic corpus's training split joined with 8,000 diphone-covering sentences and 600 short
 # utterances, then scored beside it (the test split and the robustness suite, through the default
 # vocoder). Every stage resumes: run the same command again after a stop.
-#   bash egs/synthetic/everyday_voice.sh [--steps 1500] [--out exp/everyday] [-- key=value ...]
+#   bash egs/synthetic/everyday_voice.sh [--steps 1500] [--out exp/everyday] [--corpora-only] [-- key=value ...]
+# JOBS (default 2): Festival processes speaking the corpora (1 leaves a core to another lane).
 # Needs the synthetic corpus (bash egs/synthetic/run.sh --stop-stage 1). The bundled voice is
 # `--steps 1500 -- train.amp=bf16`'s release_last.pt (docs/results.md, "A wider corpus"): about
 # 1.5 h for the corpora and 1 h of training on one thread, then 30-40 min per scored release.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 TTS=${TTS:-.venv/bin/tts}; PY=${PY:-.venv/bin/python}
-steps=1500; out=exp/everyday; overrides=()
+steps=1500; out=exp/everyday; overrides=(); corpora_only=0; jobs=${JOBS:-2}
 while [ $# -gt 0 ]; do
   case "$1" in
     --steps) steps=$2; shift 2;;
     --out) out=$2; shift 2;;
+    --corpora-only) corpora_only=1; shift;;
     --) shift; overrides=("$@"); break;;
     *) echo "unknown option $1" >&2; exit 2;;
   esac
@@ -23,11 +25,12 @@ log() { echo "[$(date +%H:%M:%S)] $*"; }
 mkdir -p "$out"
 
 log "corpora: broad (8,000 sentences covering diphones) and short (600 one-to-four-word utterances)"
-$PY recipes/synthetic/prepare.py --out data/broad --texts broad --size 8000 --cover-target 5 --jobs 2
+$PY recipes/synthetic/prepare.py --out data/broad --texts broad --size 8000 --cover-target 5 --jobs "$jobs"
 $PY recipes/synthetic/prepare.py --out data/short --texts fortunes --size 200 --short 600 --n-val 0 --n-test 0 \
-  --seed 4321 --jobs 2
+  --seed 4321 --jobs "$jobs"
 [ -f data/everyday/metadata.csv ] || $PY recipes/synthetic/combine.py --base data/synthetic --add data/broad data/short \
   --out data/everyday
+[ "$corpora_only" = 1 ] && exit 0
 
 # The starting point: the release before this one (the fortunes-only voice, bundled until
 # 2026-11-25), from the repository's history; since then the bundled file is this script's result.
