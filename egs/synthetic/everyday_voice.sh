@@ -3,20 +3,26 @@
 # the synthetic corpus's training split joined with 8,000 diphone-covering sentences and 600 short
 # utterances, then scored beside it (the test split and the robustness suite, through the default
 # vocoder). Every stage resumes: run the same command again after a stop.
-#   bash egs/synthetic/everyday_voice.sh [--steps 1500] [--out exp/everyday] [--corpora-only] [-- key=value ...]
-# JOBS (default 2): Festival processes speaking the corpora (1 leaves a core to another lane).
+#   bash egs/synthetic/everyday_voice.sh [--steps 1500] [--out exp/everyday] [--start CKPT] [--releases "last best average"]
+#                                        [--corpora-only] [-- key=value ...]
+# --start: the voice to fine-tune (default: the release before the bundled one, from git history);
+# --releases: which to export and score (best: the best validation checkpoint, the only one chosen
+# without reading a test set). JOBS (default 2): Festival processes speaking the corpora.
 # Needs the synthetic corpus (bash egs/synthetic/run.sh --stop-stage 1). The bundled voice is
 # `--steps 1500 -- train.amp=bf16`'s release_last.pt (docs/results.md, "A wider corpus"): about
 # 1.5 h for the corpora and 1 h of training on one thread, then 30-40 min per scored release.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 TTS=${TTS:-.venv/bin/tts}; PY=${PY:-.venv/bin/python}
-steps=1500; out=exp/everyday; overrides=(); corpora_only=0; jobs=${JOBS:-2}
+steps=1500; out=exp/everyday; overrides=(); corpora_only=0; jobs=${JOBS:-2}; start_from=""
+releases="last best average"
 while [ $# -gt 0 ]; do
   case "$1" in
     --steps) steps=$2; shift 2;;
     --out) out=$2; shift 2;;
     --corpora-only) corpora_only=1; shift;;
+    --start) start_from=$2; shift 2;;
+    --releases) releases=$2; shift 2;;
     --) shift; overrides=("$@"); break;;
     *) echo "unknown option $1" >&2; exit 2;;
   esac
@@ -35,7 +41,9 @@ $PY recipes/synthetic/prepare.py --out data/short --texts fortunes --size 200 --
 # The starting point: the release before this one (the fortunes-only voice, bundled until
 # 2026-11-25), from the repository's history; since then the bundled file is this script's result.
 start="$out/start.pt"
-if [ ! -f "$start" ]; then
+if [ ! -f "$start" ] && [ -n "$start_from" ]; then
+  cp "$start_from" "$start.tmp" && mv "$start.tmp" "$start"
+elif [ ! -f "$start" ]; then
   git show 9a3305d:tts/pretrained/tacotron2_synthetic.pt > "$start.tmp" && mv "$start.tmp" "$start"
 fi
 log "the starting voice's own config → $out/bundled_config.yaml"
@@ -51,14 +59,15 @@ $TTS train --config "$out/bundled_config.yaml" --data data/everyday --out "$out/
   train.checkpoint_every=250 train.validate_every=250 train.keep_last=8 optim.schedule.decay_steps=750 \
   "${overrides[@]+"${overrides[@]}"}"
 
-log "releases: the last checkpoint, the best validation checkpoint, and the mean of the last four checkpoints' weights"
-[ -f "$out/release_last.pt" ] || $TTS export "$out/ft/checkpoint_$(printf %08d "$steps").pt" --fp32 \
-  --out "$out/release_last.pt"
-[ -f "$out/release_best.pt" ] || $TTS export "$out/ft/best.pt" --fp32 --out "$out/release_best.pt"
-mapfile -t last < <(ls "$out"/ft/checkpoint_*.pt | sort | tail -n 4)
-[ -f "$out/release_average.pt" ] || $TTS export "${last[@]}" --fp32 --out "$out/release_average.pt"
-
-for release in last best average; do
+log "releases ($releases): the last checkpoint, the best validation checkpoint, the mean of the last four checkpoints' weights"
+for release in $releases; do
+  case "$release" in
+    last) sources=("$out/ft/checkpoint_$(printf %08d "$steps").pt");;
+    best) sources=("$out/ft/best.pt");;
+    average) mapfile -t sources < <(ls "$out"/ft/checkpoint_*.pt | sort | tail -n 4);;
+    *) echo "error: unknown release $release (last, best, average)" >&2; exit 2;;
+  esac
+  [ -f "$out/release_$release.pt" ] || $TTS export "${sources[@]}" --fp32 --out "$out/release_$release.pt"
   log "evaluate $release: test split, then the robustness suite (with the everyday held-out sentences)"
   [ -f "$out/eval_test_$release/summary.json" ] || $TTS evaluate --checkpoint "$out/release_$release.pt" \
     --data data/synthetic --split test --limit 100 --out "$out/eval_test_$release"
@@ -70,6 +79,11 @@ log "the starting voice, the same way (the comparison is paired over the same se
   --limit 100 --out "$out/eval_test_start"
 [ -f "$out/suite_start/summary.json" ] || $TTS evaluate --checkpoint "$start" --suite robustness --data data/synthetic \
   --out "$out/suite_start"
-for release in last best average; do
+for release in $releases; do
   $PY egs/synthetic/paired.py "$out/eval_test_start" "$out/eval_test_$release"
 done
+if [[ " $releases " == *" best "* ]]; then
+  log "the reporting set (which no choice reads) for the best validation release"
+  [ -f "$out/report_best/summary.json" ] || $TTS evaluate --checkpoint "$out/release_best.pt" --suite report \
+    --out "$out/report_best"
+fi
