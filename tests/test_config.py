@@ -101,7 +101,8 @@ def test_exponent_floats_without_a_dot_are_floats():
 
 
 @pytest.mark.parametrize("path", ["configs/tacotron2.yaml", "configs/tacotron2_nvidia.yaml",
-                                  "configs/tacotron2_small.yaml", "configs/attention_study.yaml"])
+                                  "configs/tacotron2_small.yaml", "configs/attention_study.yaml",
+                                  "configs/attention_study_v2.yaml"])
 def test_every_mechanism_is_one_line_away_in_every_tacotron2_config(path):
     from pathlib import Path
 
@@ -115,3 +116,17 @@ def test_a_bare_off_is_the_choice_off_not_a_boolean():
     assert load_config(None, ["train.amp=off"]).train.amp == "off"  # YAML 1.1 reads off as False
     with pytest.raises(ConfigError, match="'train.amp' must be one of auto, off, bf16, fp16, got True"):
         load_config(None, ["train.amp=yes"])
+
+
+def test_the_study_transformer_arm_differs_from_its_variants_only_in_alpha():
+    from pathlib import Path
+
+    path = Path(__file__).resolve().parents[1] / "configs" / "attention_study_v2_transformer.yaml"
+    learned = load_config(path)
+    fixed = load_config(path, ["model.transformer_tts.positional_alpha_learned=false"])
+    assert learned.model.transformer_tts.positional_alpha_learned is True
+    assert fixed.model.transformer_tts.positional_alpha_learned is False
+    tacotron2 = load_config(path.with_name("attention_study_v2.yaml"))
+    # the same data budget as the Tacotron2 arm: updates, batch and validation points
+    assert (learned.train.max_steps, learned.data.max_frames_per_batch, learned.train.validate_every) == (
+        tacotron2.train.max_steps, tacotron2.data.max_frames_per_batch, tacotron2.train.validate_every)
