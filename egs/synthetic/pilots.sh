@@ -29,6 +29,12 @@ UPDATES5360="train.max_steps=5360 data.max_frames_per_batch=3200 data.max_batch_
   optim.schedule.warmup_steps=100 optim.schedule.decay_steps=2680 optim.schedule.min_lr=1e-4
   loss.guided_attention.decay=0.9995 loss.guided_attention.until_step=5360"
 
+# Twice that (forward_u5360 tracked the speech but read at CER 0.31, 9.4x the reference): the budget pilot
+UPDATES10720="train.max_steps=10720 data.max_frames_per_batch=3200 data.max_batch_size=128
+  train.validate_every=1072 train.checkpoint_every=536 train.keep_last=2 train.n_val_audio=1
+  optim.schedule.warmup_steps=100 optim.schedule.decay_steps=5360 optim.schedule.min_lr=1e-4
+  loss.guided_attention.decay=0.99975 loss.guided_attention.until_step=10720"
+
 KIND=model.tacotron2.attention.kind
 GUIDE_OFF=loss.guided_attention.enabled=false
 declare -A PILOTS=(
@@ -43,6 +49,7 @@ declare -A PILOTS=(
   [sma_bias3.5_e20]="$KIND=stepwise_monotonic model.tacotron2.attention.energy_bias=3.5 optim.lr=2e-3 $EPOCHS20"
   [forward_e20]="$KIND=forward optim.lr=2e-3 $EPOCHS20"
   [forward_u5360]="$KIND=forward optim.lr=2e-3 $UPDATES5360"
+  [forward_u10720]="$KIND=forward optim.lr=2e-3 $UPDATES10720"
   [forward_ta_e20]="$KIND=forward model.tacotron2.attention.transition_agent=true optim.lr=2e-3 $EPOCHS20"
   [hard_e20]="$KIND=hard model.tacotron2.attention.anneal_steps=1340 optim.lr=2e-3 $EPOCHS20"
   [hard_fast_e20]="$KIND=hard model.tacotron2.attention.anneal_steps=670 optim.lr=2e-3 $EPOCHS20"
