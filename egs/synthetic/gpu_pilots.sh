@@ -8,6 +8,8 @@
 #   .venv/bin/python egs/synthetic/compact_corpus.py pack --data data/synthetic \
 #       --config configs/attention_study.yaml --bits 7 --out .gpu/synthetic.tar.xz
 #   pip download the wheels the machine lacks into .whl (librosa, soundfile, soxr, ...: docs/attention_study/second_edition.md)
+# The tracked tree (about 40 MB, 36 of them the bundled models) and the archive together pass 64 MiB:
+# move tts/pretrained/*.pt out of the checkout for the call (nothing there needs them) and back after.
 # There (device tool, carry .gpu and .whl):
 #   bash egs/synthetic/gpu_pilots.sh [--set e20|u5360] --seconds 480 --out "$OUT"
 set -uo pipefail
