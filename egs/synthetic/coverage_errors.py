@@ -8,7 +8,7 @@ is substituted or deleted in the voice's transcript but heard right from the ref
 Whisper's own misses of the reference speech are left out). The words are then grouped by how
 often the training text says them, and by the rarest diphone around them:
 
-    .venv/bin/python egs/synthetic/coverage_errors.py --train data/synthetic data/broad data/short \\
+    .venv/bin/python egs/synthetic/coverage_errors.py --train data/everyday \\
         --eval exp/everyday/heldout_hifigan [--also exp/everyday/heldout_griffin-lim] \\
         --out docs/everyday_voice/coverage_errors.json
 
@@ -113,7 +113,8 @@ def main() -> None:
     for row in rows:
         words = normalize_for_scoring(row["text"]).split()
         ours, theirs = misheard(row["text"], row["transcript"]), misheard(row["text"], row["reference_transcript"])
-        for word, wrong, reference_wrong in zip(words, ours, theirs):
+        also = misheard(row["text"], other[row["id"]]["transcript"]) if row["id"] in other else None
+        for i, (word, wrong, reference_wrong) in enumerate(zip(words, ours, theirs)):
             if reference_wrong:
                 continue  # Whisper misses it from the reference voice too
             floor = word_diphone_floor(word, tokenizer, diphone_counts)
@@ -124,12 +125,8 @@ def main() -> None:
                     table[key]["misheard"] += wrong
             if wrong:
                 model_misheard.append({"word": word, "training_count": word_counts[word], "rarest_diphone": floor,
-                                       "sentence": row["id"], "heard": row["transcript"]})
-        if row["id"] in other:
-            also_wrong = misheard(row["text"], other[row["id"]]["transcript"])
-            for entry in model_misheard:
-                if entry["sentence"] == row["id"] and "also_misheard" not in entry:
-                    entry["also_misheard"] = any(w == entry["word"] and a for w, a in zip(words, also_wrong))
+                                       "sentence": row["id"], "heard": row["transcript"],
+                                       **({"also_misheard": also[i]} if also is not None else {})})
 
     def shares(table: dict[str, Counter]) -> list[dict]:
         return [{"group": label, "words": c["words"], "misheard": c["misheard"],
