@@ -9,6 +9,10 @@ the cache's settings and statistics, metadata, splits and the Festival timings o
 utterances go along; of the audio only the validation utterances travel (FLAC), since the true
 alignment needs their trimming; training utterances get empty stand-in wavs.
 
+With `--mels-from CKPT` the mels that travel are that acoustic model's teacher-forced mels in
+place of the recordings' (what a student vocoder learns from: egs/synthetic/gpu_student.sh), and
+`--limit N` keeps the first N utterances of each split.
+
 `unpack` writes the corpus back (mels as float16 again) and re-keys the cache for the stand-in
 wavs with the project's own `utterance_key`, so `tts train` finds its features up to date.
 
@@ -42,17 +46,24 @@ def _add_bytes(tar: tarfile.TarFile, name: str, data: bytes) -> None:
     tar.addfile(info, io.BytesIO(data))
 
 
-def pack(data: Path, config: Path, splits: list[str], audio_splits: list[str], out: Path, bits: int) -> None:
-    """Write ``out`` (a .tar.xz) holding the features of ``splits`` of the corpus at ``data``, its mels
-    quantized to ``bits`` bits; timings and audio travel for ``audio_splits`` only."""
+def pack(data: Path, config: Path, splits: list[str], audio_splits: list[str], out: Path, bits: int,
+         mels_from: Path | None = None, limit: int | None = None) -> None:
+    """Write ``out`` (a .tar.xz) holding the features of ``splits`` (the first ``limit`` utterances
+    of each) of the corpus at ``data``, its mels (or ``mels_from``'s teacher-forced ones) quantized
+    to ``bits`` bits; timings and audio travel for ``audio_splits`` only."""
     import soundfile as sf
 
     cfg = load_config(config)
     cache = feature_dir(data, cfg.audio, cfg.text)
-    keep = {uid for name in splits for uid in read_split(data, name)}
+    mel_dir = cache / "mels"
+    if mels_from is not None:
+        from tts.training.teacher_forcing import teacher_forced_mels
+
+        mel_dir = teacher_forced_mels(mels_from, data, cfg.audio)[0]
+    keep = {uid for name in splits for uid in read_split(data, name)[:limit]}
     manifest = [json.loads(line) for line in (cache / "manifest.jsonl").read_text().splitlines() if line.strip()]
     manifest = [entry for entry in manifest if entry["id"] in keep]
-    mels = [np.load(cache / "mels" / f"{entry['id']}.npy").astype(np.float32) for entry in manifest]
+    mels = [np.load(mel_dir / f"{entry['id']}.npy").astype(np.float32) for entry in manifest]
     levels = 2 ** bits - 1
     low = float(min(m.min() for m in mels))
     high = float(max(m.max() for m in mels))
@@ -74,7 +85,7 @@ def pack(data: Path, config: Path, splits: list[str], audio_splits: list[str], o
         kept = [u for u in read_metadata(data) if u.id in keep]
         _add_bytes(tar, "metadata.csv", "".join(f"{u.id}|{u.text}|{u.normalized}\n" for u in kept).encode())
         for name in splits:
-            tar.add(Path(data) / "splits" / f"{name}.txt", arcname=f"splits/{name}.txt")
+            _add_bytes(tar, f"splits/{name}.txt", "".join(f"{uid}\n" for uid in read_split(data, name)[:limit]).encode())
         for uid in sorted({u for name in audio_splits for u in read_split(data, name)}):
             if timings_path(data, uid).is_file():
                 tar.add(timings_path(data, uid), arcname=f"timings/{uid}.tsv")
@@ -139,6 +150,8 @@ def main() -> None:
     p.add_argument("--splits", nargs="+", default=["train", "val"])
     p.add_argument("--audio-splits", nargs="*", default=["val"], help="splits whose audio and timings travel")
     p.add_argument("--bits", type=int, choices=range(2, 9), default=8, help="mel quantization (8: error 0.027)")
+    p.add_argument("--mels-from", type=Path, help="an acoustic checkpoint: its teacher-forced mels travel instead")
+    p.add_argument("--limit", type=int, help="only the first N utterances of each split")
     p.add_argument("--out", type=Path, required=True)
     u = sub.add_parser("unpack")
     u.add_argument("--archive", type=Path, required=True)
@@ -146,7 +159,7 @@ def main() -> None:
     u.add_argument("--out", type=Path, required=True)
     args = parser.parse_args()
     if args.command == "pack":
-        pack(args.data, args.config, args.splits, args.audio_splits, args.out, args.bits)
+        pack(args.data, args.config, args.splits, args.audio_splits, args.out, args.bits, args.mels_from, args.limit)
     else:
         unpack(args.archive, args.config, args.out)
 
