@@ -63,3 +63,34 @@ def test_pack_and_unpack_rebuild_a_trainable_cache(tiny_corpus, tmp_path, bits):
 def test_unpack_refuses_an_existing_folder(tmp_path):
     with pytest.raises(SystemExit, match="exists"):
         _module().unpack(tmp_path / "none.tar.xz", ROOT / "configs/attention_study.yaml", tmp_path)
+
+
+def test_pack_keeps_the_first_utterances_and_can_carry_teacher_forced_mels(tiny_corpus, tiny_experiment, tmp_path):
+    """--limit keeps the first N of each split; --mels-from sends a checkpoint's teacher-forced mels
+    (what a student vocoder learns from) in place of the recordings'."""
+    from tts.training.teacher_forcing import teacher_forced_mels
+
+    compact = _module()
+    config_path = tmp_path / "tiny.yaml"
+    config_path.write_text(yaml.safe_dump(tiny_config_dict()))
+    config = config_from_dict(tiny_config_dict())
+    acoustic = tiny_experiment / "checkpoint_00000004.pt"
+    archive = tmp_path / "student.tar.xz"
+    compact.pack(tiny_corpus, config_path, ["train", "val"], [], archive, 8, mels_from=acoustic, limit=2)
+    out = tmp_path / "rebuilt"
+    compact.unpack(archive, config_path, out)
+
+    for split in ("train", "val"):
+        first = (tiny_corpus / "splits" / f"{split}.txt").read_text().split()[:2]
+        assert (out / "splits" / f"{split}.txt").read_text().split() == first
+    rebuilt = feature_dir(out, config.audio, config.text)
+    kept = [json.loads(line)["id"] for line in (rebuilt / "manifest.jsonl").read_text().splitlines()]
+    assert len(kept) == 4
+    forced_dir = teacher_forced_mels(acoustic, tiny_corpus, config.audio, progress=False)[0]
+    recordings = feature_dir(tiny_corpus, config.audio, config.text) / "mels"
+    forced = [np.load(forced_dir / f"{uid}.npy").astype(np.float32) for uid in kept]
+    step = (max(m.max() for m in forced) - min(m.min() for m in forced)) / 255
+    for uid, target in zip(kept, forced):
+        copy = np.load(rebuilt / "mels" / f"{uid}.npy").astype(np.float32)
+        assert np.abs(copy - target).max() <= step / 2 + 0.01
+        assert np.abs(copy - np.load(recordings / f"{uid}.npy").astype(np.float32)).max() > step
