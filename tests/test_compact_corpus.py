@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import importlib.util
 import json
+import shutil
 from pathlib import Path
 
 import numpy as np
@@ -71,23 +72,25 @@ def test_pack_keeps_the_first_utterances_and_can_carry_teacher_forced_mels(tiny_
     from tts.training.teacher_forcing import teacher_forced_mels
 
     compact = _module()
+    corpus = tmp_path / "corpus"  # a copy: the teacher-forced mels are written into its cache
+    shutil.copytree(tiny_corpus, corpus)
     config_path = tmp_path / "tiny.yaml"
     config_path.write_text(yaml.safe_dump(tiny_config_dict()))
     config = config_from_dict(tiny_config_dict())
     acoustic = tiny_experiment / "checkpoint_00000004.pt"
     archive = tmp_path / "student.tar.xz"
-    compact.pack(tiny_corpus, config_path, ["train", "val"], [], archive, 8, mels_from=acoustic, limit=2)
+    compact.pack(corpus, config_path, ["train", "val"], [], archive, 8, mels_from=acoustic, limit=2)
     out = tmp_path / "rebuilt"
     compact.unpack(archive, config_path, out)
 
     for split in ("train", "val"):
-        first = (tiny_corpus / "splits" / f"{split}.txt").read_text().split()[:2]
+        first = (corpus / "splits" / f"{split}.txt").read_text().split()[:2]
         assert (out / "splits" / f"{split}.txt").read_text().split() == first
     rebuilt = feature_dir(out, config.audio, config.text)
     kept = [json.loads(line)["id"] for line in (rebuilt / "manifest.jsonl").read_text().splitlines()]
     assert len(kept) == 4
-    forced_dir = teacher_forced_mels(acoustic, tiny_corpus, config.audio, progress=False)[0]
-    recordings = feature_dir(tiny_corpus, config.audio, config.text) / "mels"
+    forced_dir = teacher_forced_mels(acoustic, corpus, config.audio, progress=False)[0]
+    recordings = feature_dir(corpus, config.audio, config.text) / "mels"
     forced = [np.load(forced_dir / f"{uid}.npy").astype(np.float32) for uid in kept]
     step = (max(m.max() for m in forced) - min(m.min() for m in forced)) / 255
     for uid, target in zip(kept, forced):

@@ -60,7 +60,8 @@ def pack(data: Path, config: Path, splits: list[str], audio_splits: list[str], o
         from tts.training.teacher_forcing import teacher_forced_mels
 
         mel_dir = teacher_forced_mels(mels_from, data, cfg.audio)[0]
-    keep = {uid for name in splits for uid in read_split(data, name)[:limit]}
+    split_ids = {name: read_split(data, name)[:limit] for name in splits}
+    keep = {uid for ids in split_ids.values() for uid in ids}
     manifest = [json.loads(line) for line in (cache / "manifest.jsonl").read_text().splitlines() if line.strip()]
     manifest = [entry for entry in manifest if entry["id"] in keep]
     mels = [np.load(mel_dir / f"{entry['id']}.npy").astype(np.float32) for entry in manifest]
@@ -84,8 +85,8 @@ def pack(data: Path, config: Path, splits: list[str], audio_splits: list[str], o
             tar.add(cache / name, arcname=name)
         kept = [u for u in read_metadata(data) if u.id in keep]
         _add_bytes(tar, "metadata.csv", "".join(f"{u.id}|{u.text}|{u.normalized}\n" for u in kept).encode())
-        for name in splits:
-            _add_bytes(tar, f"splits/{name}.txt", "".join(f"{uid}\n" for uid in read_split(data, name)[:limit]).encode())
+        for name, ids in split_ids.items():
+            _add_bytes(tar, f"splits/{name}.txt", "".join(f"{uid}\n" for uid in ids).encode())
         for uid in sorted({u for name in audio_splits for u in read_split(data, name)}):
             if timings_path(data, uid).is_file():
                 tar.add(timings_path(data, uid), arcname=f"timings/{uid}.tsv")
