@@ -27,7 +27,7 @@ $(VENV)/.runtime: pyproject.toml
 	touch $@
 
 $(VENV)/.installed: $(VENV)/.runtime | system-deps
-	$(PY) -m pip install -q -e '.[dev,eval,onnx]'
+	$(PY) -m pip install -q -e '.[dev,eval,onnx,corpus]'
 	# the speaker encoder's weights (tts/metrics/speaker.py reads the file, never imports the package)
 	$(PY) -m pip install -q --no-deps Resemblyzer==0.1.4
 	touch $@

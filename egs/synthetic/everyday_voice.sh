@@ -4,10 +4,12 @@
 # utterances, then scored beside it (the test split and the robustness suite, through the default
 # vocoder). Every stage resumes: run the same command again after a stop.
 #   bash egs/synthetic/everyday_voice.sh [--steps 1500] [--out exp/everyday] [--start CKPT] [--releases "last best average"]
-#                                        [--corpora-only] [-- key=value ...]
+#                                        [--words] [--corpora-only] [-- key=value ...]
 # --start: the voice to fine-tune (default: the release before the bundled one, from git history);
 # --releases: which to export and score (best: the best validation checkpoint, the only one chosen
-# without reading a test set). JOBS (default 2): Festival processes speaking the corpora.
+# without reading a test set); --words: train on data/everyday_words, the same corpus joined with carrier
+# sentences that say each of the 20,000 most frequent English words at least twice (prepare.py --texts
+# words). JOBS (default 2): Festival processes speaking the corpora.
 # Needs the synthetic corpus (bash egs/synthetic/run.sh --stop-stage 1). The bundled voice is
 # `--steps 1500 -- train.amp=bf16`'s release_last.pt (docs/results.md, "A wider corpus"): about
 # 1.5 h for the corpora and 1 h of training on one thread, then 30-40 min per scored release.
@@ -15,12 +17,13 @@ set -euo pipefail
 cd "$(dirname "$0")/../.."
 TTS=${TTS:-.venv/bin/tts}; PY=${PY:-.venv/bin/python}
 steps=1500; out=exp/everyday; overrides=(); corpora_only=0; jobs=${JOBS:-2}; start_from=""
-releases="last best average"
+releases="last best average"; words=0
 while [ $# -gt 0 ]; do
   case "$1" in
     --steps) steps=$2; shift 2;;
     --out) out=$2; shift 2;;
     --corpora-only) corpora_only=1; shift;;
+    --words) words=1; shift;;
     --start) start_from=$2; shift 2;;
     --releases) releases=$2; shift 2;;
     --) shift; overrides=("$@"); break;;
@@ -36,6 +39,15 @@ $PY recipes/synthetic/prepare.py --out data/short --texts fortunes --size 200 --
   --seed 4321 --jobs "$jobs"
 [ -f data/everyday/metadata.csv ] || $PY recipes/synthetic/combine.py --base data/synthetic --add data/broad data/short \
   --out data/everyday
+corpus=data/everyday
+if [ "$words" = 1 ]; then
+  log "corpus: carrier sentences for the common words data/everyday says fewer than twice"
+  $PY recipes/synthetic/prepare.py --out data/words --texts words --words-from data/everyday --words-top 20000 \
+    --words-min-count 2 --n-val 0 --n-test 0 --jobs "$jobs"
+  [ -f data/everyday_words/metadata.csv ] || $PY recipes/synthetic/combine.py --base data/synthetic \
+    --add data/broad data/short data/words --out data/everyday_words
+  corpus=data/everyday_words
+fi
 [ "$corpora_only" = 1 ] && exit 0
 
 # The starting point: the release before this one (the fortunes-only voice, bundled until
@@ -49,11 +61,11 @@ fi
 log "the starting voice's own config → $out/bundled_config.yaml"
 $PY -c "import sys; from tts.checkpoint import read; from tts.config import save_config; \
 save_config(read(sys.argv[1]).config, sys.argv[2])" "$start" "$out/bundled_config.yaml"
-$TTS features --data data/everyday --config "$out/bundled_config.yaml"
+$TTS features --data "$corpus" --config "$out/bundled_config.yaml"
 
 log "fine-tune $steps updates from the starting voice (its adversarial postnet kept)"
 resume=(); ls "$out"/ft/checkpoint_*.pt >/dev/null 2>&1 && resume=(--resume)
-$TTS train --config "$out/bundled_config.yaml" --data data/everyday --out "$out/ft" "${resume[@]+"${resume[@]}"}" \
+$TTS train --config "$out/bundled_config.yaml" --data "$corpus" --out "$out/ft" "${resume[@]+"${resume[@]}"}" \
   train.warm_start="$start" "train.freeze=[postnet]" \
   loss.adversarial.weight=0 loss.adversarial.feature_matching_weight=0 train.max_steps="$steps" \
   train.checkpoint_every=250 train.validate_every=250 train.keep_last=8 optim.schedule.decay_steps=750 \

@@ -26,6 +26,11 @@ until it occurs ``--cover-target`` times), no robustness-suite text among them; 
 to ``coverage.json``. 8,000 of them hold 1,245 of the 39 × 39 diphones (1,041 at least ten times),
 where the 3,000 fortunes of the default corpus hold 1,149 (841).
 
+``--texts words``: carrier sentences that say the ``--words-top`` most frequent English words until
+each occurs ``--words-min-count`` times in the training text of ``--words-from`` and this corpus
+together (``word_cover.py``; ids ``WRD*``), for a voice that misreads the common words its corpus
+seldom says. ``--size`` is ignored: the words decide how many sentences there are.
+
 ``--texts ljspeech``: an offline stand-in for LJSpeech-1.1 in its exact layout (``metadata.csv``
 ``id|text|normalized text`` and ``wavs/<id>.wav``, no splits): LJSpeech's own normalized
 transcripts with their ids, from NVIDIA's filelists (``recipes/ljspeech/nvidia_filelists.tsv.gz``):
@@ -57,7 +62,16 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 
 from tts.audio import save_wav  # noqa: E402
-from tts.data.corpus import Utterance, make_speaker_splits, make_splits, read_metadata, write_metadata, write_splits  # noqa: E402
+from tts.data.corpus import (  # noqa: E402
+    Utterance,
+    make_speaker_splits,
+    make_splits,
+    read_metadata,
+    read_split,
+    require_corpus,
+    write_metadata,
+    write_splits,
+)
 from tts.data.engines import ENGINE_VOICES, ENGINES, VOICES, check_engine, check_voice, speak_timed  # noqa: E402
 from tts.data.features import quiet_worker, stop_signals_raise  # noqa: E402
 from tts.data.timings import timings_path, write_timings  # noqa: E402
@@ -153,8 +167,12 @@ def speak_job(job: tuple[str, str, str, str, int]) -> tuple[str, str, str]:
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--out", required=True, help="corpus root to create")
-    parser.add_argument("--texts", choices=["fortunes", "ljspeech", "broad"], default="fortunes",
-                        help="broad: fortunes and LJSpeech's transcripts, chosen for diphone coverage")
+    parser.add_argument("--texts", choices=["fortunes", "ljspeech", "broad", "words"], default="fortunes",
+                        help="broad: fortunes and LJSpeech's transcripts, chosen for diphone coverage; "
+                             "words: carrier sentences for the common words a corpus seldom says")
+    parser.add_argument("--words-from", type=Path, help="words: the corpus whose training text is counted")
+    parser.add_argument("--words-top", type=int, default=20000, help="words: how many of the most frequent words")
+    parser.add_argument("--words-min-count", type=int, default=2, help="words: occurrences each word should reach")
     parser.add_argument("--cover-target", type=int, default=5,
                         help="broad: a diphone counts toward the cover until it occurs this many times")
     parser.add_argument("--size", type=int, default=3000, help="number of utterances")
@@ -171,13 +189,15 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     if args.short < 0 or (args.short and (args.texts != "fortunes" or args.speakers)):
         parser.error("--short takes a count >= 0 and goes with --texts fortunes and one speaker")
+    if args.texts == "words" and (args.words_from is None or args.words_top < 1 or args.words_min_count < 1):
+        parser.error("--texts words needs --words-from CORPUS, --words-top >= 1 and --words-min-count >= 1")
     if args.speakers and args.texts == "ljspeech":
         parser.error("--speakers makes a corpus of its own: not with --texts ljspeech (LJSpeech has one speaker)")
     if len(set(args.speakers)) < len(args.speakers):
         parser.error(f"--speakers names a voice twice: {','.join(args.speakers)}")
     try:
         voices = args.speakers or [ENGINE_VOICES[args.engine]]
-        if args.texts in ("fortunes", "broad"):
+        if args.texts in ("fortunes", "broad", "words"):
             check_system(voices)
         else:
             check_engine(args.engine)
@@ -277,6 +297,22 @@ def broad_utterances(size: int, target: int, out: Path) -> list[Utterance]:
     return [Utterance(uid, texts[uid], normalize_text(texts[uid])) for uid in sorted(chosen)]
 
 
+def word_utterances(corpus: Path, top: int, min_count: int, seed: int) -> list[Utterance]:
+    """Carrier sentences (:mod:`word_cover`) for the ``top`` most frequent English words, each brought
+    to ``min_count`` occurrences counting ``corpus``'s training text; ids ``WRD*``."""
+    from word_cover import carrier_sentences, common_words, word_counts
+
+    require_corpus(corpus)
+    train = set(read_split(corpus, "train"))
+    counts = word_counts(u.text for u in read_metadata(corpus) if u.id in train)
+    words = common_words(top)
+    texts = carrier_sentences(words, counts, min_count, seed)
+    short = sum(counts[w] < min_count for w in words)
+    print(f"words: {short} of the {len(words)} most frequent qualifying words occur fewer than {min_count} times "
+          f"in {corpus}'s training text; {len(texts)} sentences say them")
+    return [Utterance(f"WRD{i:05d}", t, normalize_text(t)) for i, t in enumerate(texts, 1)]
+
+
 def synthesize(out: Path, utterances: list[Utterance], args: argparse.Namespace) -> list[Utterance]:
     """Speak every utterance to ``out/wavs`` (a wav whose id changed text is redone); the ones kept.
     Failures are listed in ``synthesis_failures.tsv``."""
@@ -318,8 +354,9 @@ def build(args: argparse.Namespace) -> None:
     (out / "wavs").mkdir(parents=True, exist_ok=True)
     (out / "synthesis_failures.tsv").unlink(missing_ok=True)
     utterances = {"fortunes": fortune_utterances, "ljspeech": ljspeech_utterances,
-                  "broad": lambda size, seed: broad_utterances(size, args.cover_target, out)}[args.texts](args.size,
-                                                                                                   args.seed)
+                  "broad": lambda size, seed: broad_utterances(size, args.cover_target, out),
+                  "words": lambda size, seed: word_utterances(args.words_from, args.words_top, args.words_min_count,
+                                                              seed)}[args.texts](args.size, args.seed)
     if args.speakers:
         utterances = with_speakers(utterances, args.speakers)
     kept = synthesize(out, utterances, args)
