@@ -21,6 +21,8 @@ import re
 from collections import Counter
 from collections.abc import Iterable
 
+from tts.errors import TTSError
+
 #: carrier sentences, each with three slots; a slot at the start is capitalized
 TEMPLATES = (
     "The next three words are {a}, {b} and {c}.",
@@ -69,7 +71,7 @@ def common_words(top: int) -> list[str]:
     try:
         from wordfreq import top_n_list
     except ImportError as exc:  # an extra of this project: pip install -e '.[corpus]'
-        raise RuntimeError("wordfreq is not installed: run make setup (or pip install -e '.[corpus]')") from exc
+        raise TTSError("wordfreq is not installed: run make setup (or pip install -e '.[corpus]')") from exc
     from tts.text.g2p import cmu_dictionary
 
     known = cmu_dictionary()
@@ -79,8 +81,8 @@ def common_words(top: int) -> list[str]:
 def carrier_sentences(words: list[str], counts: Counter[str], min_count: int, seed: int) -> list[str]:
     """Sentences that bring every word of ``words`` to ``min_count`` occurrences, counting those in
     ``counts``: a word short by k appears in k sentences (never twice in one), three words each, in
-    the :data:`TEMPLATES` taken in turn from a seeded shuffle. A last group of fewer than three
-    words is filled up with the most frequent words of ``words``."""
+    the :data:`TEMPLATES` taken in turn from a seeded shuffle. Groups left with fewer than three
+    words are filled up with the most frequent words of ``words``."""
     rng = random.Random(seed)
     pool = [w for w in words for _ in range(max(0, min_count - counts[w]))]
     rng.shuffle(pool)
