@@ -14,6 +14,7 @@ from conftest import tiny_config_dict
 
 from tts import checkpoint
 from tts.config import ScheduleConfig, attention_config, config_from_dict, load_config
+from tts.data import batch_loader
 from tts.errors import ConfigError, Interrupted, TTSError
 from tts.models import build_model
 from tts.synthesis import Synthesizer
@@ -191,6 +192,36 @@ def test_warm_start_ignoring_layers(tiny_corpus, tmp_path):
     state = trainer.model.state_dict()
     assert torch.equal(state["decoder.mel_proj.weight"], source["decoder.mel_proj.weight"])
     assert not torch.equal(state["encoder.embedding.weight"], source["encoder.embedding.weight"])
+
+
+def test_a_warm_start_into_a_wider_decoder_keeps_the_function_and_trains_the_new_units(tiny_corpus, tmp_path):
+    """decoder_rnn_dim 128 → 192: the grown model's teacher-forced frames and stop logits are the
+    narrow model's (float rounding apart), and its first update moves the zero weights from the new units."""
+    Trainer(make_config(max_steps=2, checkpoint_every=2), tiny_corpus, tmp_path / "a", progress=False).fit()
+    source = tmp_path / "a" / "checkpoint_00000002.pt"
+    narrow = checkpoint.load(source).model
+    d = tiny_config_dict()
+    d["model"]["tacotron2"]["decoder_rnn_dim"] = 192
+    d["train"].update(max_steps=1, checkpoint_every=1, warm_start=str(source))
+    trainer = Trainer(config_from_dict(d), tiny_corpus, tmp_path / "b", progress=False)
+    wide = trainer.model.eval()
+    weights = wide.state_dict()
+    assert weights["decoder.decoder_rnn.weight_hh"].shape == (4 * 192, 192)
+    assert weights["decoder.mel_proj.weight"][:, 128:192].abs().sum() == 0
+    assert weights["decoder.decoder_rnn.weight_hh"][:128, 128:].abs().sum() == 0
+    narrow_weights = narrow.state_dict()
+    assert torch.equal(weights["decoder.decoder_rnn.weight_ih"][192:320],      # the old forget-gate rows
+                       narrow_weights["decoder.decoder_rnn.weight_ih"][128:256])
+    assert weights["decoder.decoder_rnn.weight_ih"][320:384].abs().sum() > 0   # the new ones: fresh
+    batch = next(iter(batch_loader(trainer.val_set, trainer.config.data, 2, 2000, 0, shuffle=False)))
+    with torch.no_grad():
+        a, b = narrow(batch), wide(batch)
+    assert torch.allclose(a.mel_after, b.mel_after, atol=1e-5)
+    assert torch.allclose(a.stop_logits, b.stop_logits, atol=1e-5)
+
+    trainer.fit()
+    after = checkpoint.read(tmp_path / "b" / "checkpoint_00000001.pt").weights
+    assert after["decoder.mel_proj.weight"][:, 128:192].abs().sum() > 0
 
 
 def test_freezing_the_encoder_and_decoder_trains_only_the_postnet(tiny_corpus, tmp_path):

@@ -192,6 +192,12 @@ class AutoregressiveTTS(nn.Module):
         """Scalars worth plotting during training (TensorBoard tag → value); none by default."""
         return {}
 
+    def grown_weights(self, weights: dict[str, torch.Tensor]) -> tuple[dict[str, torch.Tensor], list[str]]:
+        """A smaller model's ``weights`` fitted into this model's wider layers so that it computes the
+        same function (for a warm start that adds capacity), and what was grown, in words; layers this
+        model cannot grow are returned as they are (the caller reports a shape mismatch)."""
+        return weights, []
+
     def schedule(self, step: int) -> None:
         """Tell every submodule with a training schedule (e.g. hard attention's temperature) the step."""
         for module in self.modules():

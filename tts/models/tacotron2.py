@@ -222,6 +222,37 @@ class Tacotron2(AutoregressiveTTS):
         return DecoderState((tensors["attention_rnn.h"], tensors["attention_rnn.c"]),
                             (tensors["decoder_rnn.h"], tensors["decoder_rnn.c"]), tensors["context"], attention)
 
+    def grown_weights(self, weights: dict[str, torch.Tensor]) -> tuple[dict[str, torch.Tensor], list[str]]:
+        """A narrower decoder LSTM widened to ``decoder_rnn_dim`` without changing what the model
+        computes (Net2Net-style, Chen et al. 2016): the old units keep their weights, the new units
+        keep this model's fresh input and recurrent weights, and every weight *from* a new unit (into
+        the old units' gates and into the frame and stop heads) starts at zero, so the new units
+        learn from the first update while the outputs are at first exactly the old model's."""
+        name = "decoder.decoder_rnn"
+        old = weights.get(f"{name}.weight_hh")
+        wide = self.config.decoder_rnn_dim
+        if old is None or old.shape[1] >= wide or old.shape[0] != 4 * old.shape[1]:
+            return weights, []
+        narrow = old.shape[1]
+        own = self.state_dict()
+        grown = dict(weights)
+        for suffix in ("weight_ih", "weight_hh", "bias_ih", "bias_hh"):
+            source, target = weights[f"{name}.{suffix}"], own[f"{name}.{suffix}"].clone()
+            for gate in range(4):  # PyTorch's gate blocks: input, forget, cell, output
+                rows, old_rows = slice(gate * wide, gate * wide + narrow), slice(gate * narrow, (gate + 1) * narrow)
+                if suffix == "weight_hh":
+                    target[rows, :narrow] = source[old_rows]
+                    target[rows, narrow:] = 0.0
+                else:
+                    target[rows] = source[old_rows]
+            grown[f"{name}.{suffix}"] = target
+        for head in ("decoder.mel_proj.weight", "decoder.stop_proj.weight"):
+            source = weights[head]   # (out, narrow + D_enc): [decoder hidden, context]
+            target = source.new_zeros(source.shape[0], wide + source.shape[1] - narrow)
+            target[:, :narrow], target[:, wide:] = source[:, :narrow], source[:, narrow:]
+            grown[head] = target
+        return grown, [f"decoder_rnn {narrow} → {wide} units (new units' outgoing weights zero)"]
+
     def forward(self, batch) -> ModelOutput:
         """Teacher forcing on a :class:`tts.data.Batch`."""
         memory, mask = self.encode(batch.ids, batch.text_lengths, batch.speakers, batch.speaker_vectors)

@@ -211,6 +211,7 @@ class Trainer(TrainingRun[ExperimentConfig]):
             weights["speaker_table.weight"] = speaker_rows(weights["speaker_table.weight"],
                                                            contents.acoustic()[0].model.speakers.names,
                                                            self.model.speaker_names)
+        weights, grown = self.model.grown_weights(weights)
         for name, tensor in weights.items():
             if ignore and name.startswith(ignore):
                 continue
@@ -222,6 +223,8 @@ class Trainer(TrainingRun[ExperimentConfig]):
         self.model.load_state_dict(kept, strict=False)
         log.info("warm start from %s: %d tensors loaded, %d left at their initial values", path, len(kept),
                  len(own) - len(kept))
+        for growth in grown:
+            log.info("warm start: grown %s", growth)
 
 
     # ------------------------------------------------------------------ training
