@@ -2,10 +2,11 @@
 
 import pytest
 import torch
+import yaml
 from conftest import tiny_config_dict
 
 from tts import checkpoint
-from tts.config import config_from_dict, to_dict
+from tts.config import config_from_dict, load_config, to_dict
 from tts.errors import TTSError
 from tts.models import build_model
 from tts.text import SymbolInventory
@@ -82,6 +83,20 @@ def test_version_2_files_are_upgraded(saved, tmp_path):
     assert contents.config.model.tacotron2.postnet == config.model.tacotron2.postnet
     assert contents.config.model.tacotron2.attention == config.model.tacotron2.attention  # others' settings dropped
     assert checkpoint.load(tmp_path / "v2.pt").model.state_dict().keys() == model.state_dict().keys()
+
+
+@pytest.mark.parametrize("stored", [True, False])
+def test_prenet_dropout_moves_from_the_model_to_the_decoding_settings(saved, tmp_path, stored):
+    """Checkpoints and saved run configs from before inference.prenet_dropout keep meaning what they meant."""
+    path, model, config = saved
+    old = to_dict(config)
+    old["model"]["tacotron2"]["prenet_dropout_at_inference"] = stored
+    del old["inference"]["prenet_dropout"]
+    torch.save({"format": "tts-checkpoint", "version": 3, "kind": "acoustic", "model": model.state_dict(),
+                "config": old, "symbols": SymbolInventory().to_dict(), "step": 3}, tmp_path / "old.pt")
+    assert checkpoint.read(tmp_path / "old.pt").config.inference.prenet_dropout is stored
+    (tmp_path / "old.yaml").write_text(yaml.safe_dump(old))
+    assert load_config(tmp_path / "old.yaml").inference.prenet_dropout is stored
 
 
 def test_the_bundled_model_is_current_and_keeps_its_release_settings():

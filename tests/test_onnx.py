@@ -203,3 +203,16 @@ def test_a_damaged_export_is_one_error_naming_the_file(case, message, tmp_path, 
                      "--out", str(out)]) == 2
     lines = capsys.readouterr().err.strip().splitlines()
     assert len(lines) == 1 and lines[0].startswith("error: ") and named in lines[0] and not out.exists()
+
+
+def test_prenet_dropout_is_refused_by_the_export_and_by_the_graphs(tmp_path):
+    """The graphs decode with the prenet's dropout off: a model meant to decode with it is not exported
+    silently without it, and asking the graphs for it is one error."""
+    from tts.onnx.export import export_checkpoint
+
+    with pytest.raises(TTSError, match="export with inference.prenet_dropout=false"):
+        export_checkpoint(None, tmp_path / "refused", {"prenet_dropout": True})
+    assert not (tmp_path / "refused").exists()
+    folder = export_onnx(loaded_model(tacotron2("location_sensitive")), None, "griffin-lim", tmp_path / "onnx")
+    with pytest.raises(TTSError, match="ONNX graphs decode with the prenet's dropout off"):
+        load_onnx(folder).model.inference(torch.tensor([[5, 6, 7, 1]]), None, InferenceConfig(prenet_dropout=True))

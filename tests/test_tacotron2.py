@@ -9,7 +9,7 @@ from tts.data import FeatureDataset, feature_dir
 from tts.errors import TTSError
 from tts.metrics import attention_report
 from tts.models import Tacotron2, build_model
-from tts.models.layers import decoder_steps
+from tts.models.layers import Prenet, decoder_steps, prenet_noise
 from tts.text import SymbolInventory
 from tts.training.losses import guided_attention_loss, masked_mel_loss, stop_token_loss
 
@@ -85,6 +85,33 @@ def test_inference_without_prenet_dropout_is_deterministic():
     a = model.inference(ids, settings=InferenceConfig(max_decoder_steps=10))
     b = model.inference(ids, settings=InferenceConfig(max_decoder_steps=10))
     assert torch.equal(a.mel, b.mel)
+
+
+def test_inference_with_prenet_dropout_is_repeatable_per_seed_and_leaves_the_model_as_it_was():
+    model = Tacotron2(small_config(), n_symbols=130).eval()
+    ids = torch.tensor([[5, 6, 7, 8, 1]])
+    plain = model.inference(ids, settings=InferenceConfig(max_decoder_steps=10, stop_threshold=1.0)).mel
+    noisy = [model.inference(ids, settings=InferenceConfig(max_decoder_steps=10, stop_threshold=1.0,
+                                                           prenet_dropout=True, noise_seed=seed)).mel
+             for seed in (0, 0, 1)]
+    assert torch.equal(noisy[0], noisy[1])
+    assert not torch.allclose(noisy[0], noisy[2])
+    assert not torch.allclose(noisy[0], plain)
+    assert model.decoder.prenet.noise is None
+    assert torch.equal(model.inference(ids, settings=InferenceConfig(max_decoder_steps=10, stop_threshold=1.0)).mel,
+                       plain)
+
+
+def test_a_prenet_with_noise_drops_about_its_share_and_keeps_the_mean():
+    prenet = Prenet(4, [2000], dropout=0.5).eval()
+    x = torch.ones(8, 4)
+    with prenet_noise(prenet, seed=3, device=torch.device("cpu")) as reached:
+        y = prenet(x)
+    assert reached == 1
+    clean = prenet(x)
+    kept = (y != 0) & (clean != 0)
+    assert 0.45 < kept.float().sum() / (clean != 0).float().sum() < 0.55
+    assert torch.allclose(y[kept], 2 * clean[kept])
 
 
 def test_inference_under_bf16_autocast_runs_its_products_in_bf16_close_to_fp32():

@@ -25,7 +25,7 @@ import torch
 from torch import nn
 
 from tts.config import ExperimentConfig, VocoderExperimentConfig, config_from_dict, resolve_inference, to_dict
-from tts.config.upgrade import upgrade_v2, upgrade_vocoder
+from tts.config.upgrade import upgrade_acoustic, upgrade_v2, upgrade_vocoder
 from tts.errors import ConfigError, TTSError
 from tts.fileio import atomic_path, refuse_overwriting
 from tts.models import AutoregressiveTTS, build_model
@@ -160,8 +160,8 @@ def read(path: str | Path, map_location: str | torch.device = "cpu") -> Checkpoi
     if payload.get("version") != VERSION:
         raise TTSError(f"{path} has checkpoint version {payload.get('version')}, this code reads version {VERSION}")
     kind = payload.get("kind", "acoustic")
-    if kind == "vocoder" and isinstance(payload.get("config"), dict):
-        upgrade_vocoder(payload["config"])
+    if isinstance(payload.get("config"), dict):
+        (upgrade_vocoder if kind == "vocoder" else upgrade_acoustic)(payload["config"])
     if kind not in KINDS:
         raise TTSError(f"{path} holds a model of unknown kind {kind!r} (this code knows {', '.join(KINDS)})")
     for key in ("model", "config") + (("symbols",) if kind == "acoustic" else ()):

@@ -17,6 +17,7 @@ from tts.config.model import ModelConfig
 from tts.config.schema import apply_overrides, build, read_yaml, scoped, write_yaml
 from tts.config.text import TextConfig
 from tts.config.training import LossConfig, OptimConfig, TrainConfig
+from tts.config.upgrade import upgrade_acoustic
 from tts.config.vocoder import VocoderConfig
 from tts.errors import ConfigError
 
@@ -69,6 +70,8 @@ def load_config(path: str | Path | None = None, overrides: list[str] | None = No
                               if "vocoder" in data else
                               f"config file {path} is an acoustic model config; 'tts train-vocoder' takes a "
                               f"vocoder config (configs/hifigan_v1.yaml, _v2, _v3)")
+    if schema is ExperimentConfig:
+        upgrade_acoustic(data)
     apply_overrides(data, overrides or [])
     return config_from_dict(data, schema)
 

@@ -47,7 +47,11 @@ class InferenceConfig:
     and joins the sentences of one text with ``sentence_pause`` seconds of silence. ``vocoder``
     turns the mels into sound: a name of the vocoder catalogue (:mod:`tts.vocoders.catalogue`;
     empty: its default; Griffin-Lim takes the ``griffin_lim`` settings) or the path of a vocoder
-    checkpoint.
+    checkpoint. ``prenet_dropout`` keeps the decoder prenet's dropout on while decoding (Shen et al.
+    2018; NVIDIA/tacotron2 never turns it off): the decoder then leans on the text rather than on its
+    own previous frame, which decides whether a model trained on a short budget reads at all
+    (docs/attention_study/second_edition.md); its masks come from a generator seeded with
+    ``noise_seed`` when a batch starts, so the same texts in the same batches give the same audio.
     """
 
     stop_threshold: float = bounded(0.5, 0.0, 1.0)
@@ -62,6 +66,8 @@ class InferenceConfig:
     split_sentences: bool = True
     sentence_pause: float = bounded(0.25, 0.0, 10.0)
     vocoder: str = ""
+    prenet_dropout: bool = False
+    noise_seed: int = bounded(0, 0, 2**31 - 1)
     griffin_lim: GriffinLimConfig = field(default_factory=GriffinLimConfig)
 
 

@@ -49,7 +49,6 @@ class Tacotron2Config(FrameDecoderConfig):
     encoder_lstm_dim: int = bounded(512, 2)
     prenet_dims: list[int] = bounded_list([256, 256], 1, min_length=1)
     prenet_dropout: float = bounded(0.5, 0.0, 1.0, high_open=True)
-    prenet_dropout_at_inference: bool = False
     prenet_bias: bool = True
     attention_rnn_dim: int = bounded(1024, 1)
     decoder_rnn_dim: int = bounded(1024, 1)

@@ -6,7 +6,9 @@ postnet's as ``postnet_*`` fields of each model, and Griffin-Lim's as ``audio.gr
 ``inference.griffin_lim_iters``. :func:`upgrade_v2` moves them where they live now.
 :func:`upgrade_vocoder` moves a vocoder's discriminator settings, which were HiFi-GAN's
 (``vocoder.hifigan.discriminator_*``) until a second generator kind shared them, to
-``vocoder.discriminators``.
+``vocoder.discriminators``. :func:`upgrade_acoustic` moves Tacotron2's
+``prenet_dropout_at_inference``, a model setting until decoding settings took it over, to
+``inference.prenet_dropout``.
 """
 
 from __future__ import annotations
@@ -74,4 +76,16 @@ def upgrade_vocoder(config: dict[str, Any]) -> dict[str, Any]:
              if f"discriminator_{name}" in hifigan}
     if moved:
         vocoder["discriminators"] = {**moved, **(vocoder.get("discriminators") or {})}
+    return config
+
+
+def upgrade_acoustic(config: dict[str, Any]) -> dict[str, Any]:
+    """An acoustic config dict with ``model.tacotron2.prenet_dropout_at_inference`` → with
+    ``inference.prenet_dropout``; changed in place and returned (any other dict as it is)."""
+    tacotron2 = (config.get("model") or {}).get("tacotron2") if isinstance(config.get("model"), dict) else None
+    if isinstance(tacotron2, dict) and "prenet_dropout_at_inference" in tacotron2:
+        value = tacotron2.pop("prenet_dropout_at_inference")
+        inference = config.setdefault("inference", {})
+        if isinstance(inference, dict):
+            inference.setdefault("prenet_dropout", value)
     return config

@@ -18,6 +18,7 @@ tensors (:class:`TensorState`): ``tensors()`` lists them and the model's
 from __future__ import annotations
 
 import threading
+from contextlib import ExitStack
 from dataclasses import dataclass
 from typing import Any, Callable, Protocol
 
@@ -27,7 +28,7 @@ from torch import nn
 from tts.audio.speaker_encoder import DIM as SPEAKER_VECTOR_DIM
 from tts.config import AudioConfig, InferenceConfig, SpeakerConfig
 from tts.errors import Cancelled, TTSError
-from tts.models.layers import Postnet, sequence_mask
+from tts.models.layers import Postnet, prenet_noise, sequence_mask
 from tts.models.outputs import InferenceOutput, ModelOutput
 
 #: what :func:`decode` hands a listener after each step: the step's frames ``(B, r, n_mels)``
@@ -387,8 +388,20 @@ def decode(model: Decodable, ids: torch.Tensor, lengths: torch.Tensor | None,
     if lengths is None:
         lengths = torch.full((ids.shape[0],), ids.shape[1], dtype=torch.long, device=ids.device)
     memory, mask = model.encode(ids, lengths, speakers, speaker_vectors)
-    batch, r = ids.shape[0], model.reduction_factor
-    tracker = StopTracker(lengths, r, settings, last_token)
+    tracker = StopTracker(lengths, model.reduction_factor, settings, last_token)
+    with ExitStack() as noise:
+        if settings.prenet_dropout:
+            if not isinstance(model, nn.Module):
+                raise TTSError("inference.prenet_dropout=true needs the PyTorch model; ONNX graphs decode "
+                               "with the prenet's dropout off (set inference.prenet_dropout=false)")
+            noise.enter_context(prenet_noise(model, settings.noise_seed, ids.device))
+        return _decode_steps(model, memory, mask, settings, tracker, on_step)
+
+
+def _decode_steps(model: Decodable, memory: torch.Tensor, mask: torch.Tensor, settings: InferenceConfig,
+                  tracker: StopTracker, on_step: StepCallback | None) -> InferenceOutput:
+    """:func:`decode`'s loop, from the encoder's ``memory`` ``(B, T_text, D_enc)`` and its mask on."""
+    batch = memory.shape[0]
     state = model.init_decoder(memory, mask)
     frame = memory.new_full((batch, model.n_mels), model.go_value)
     first_token = mask & (torch.arange(mask.shape[1], device=mask.device) == 0)

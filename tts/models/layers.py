@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from typing import Literal, overload
+from contextlib import contextmanager
+from typing import Iterator, Literal, overload
 
 import torch
 from torch import nn
@@ -80,21 +81,41 @@ class ConvBlock(nn.Module):
 
 
 class Prenet(nn.Module):
-    """Fully connected ReLU layers with dropout that stays on in training and, when asked, at inference."""
+    """Fully connected ReLU layers with dropout: on in training, and in evaluation while
+    :func:`prenet_noise` gives it a generator (decoding with ``inference.prenet_dropout``)."""
 
-    def __init__(self, in_dim: int, dims: list[int], dropout: float, dropout_at_inference: bool = False,
-                 bias: bool = True):
+    def __init__(self, in_dim: int, dims: list[int], dropout: float, bias: bool = True):
         super().__init__()
         self.layers = nn.ModuleList(nn.Linear(a, b, bias=bias) for a, b in zip([in_dim] + dims[:-1], dims))
         self.dropout = dropout
-        self.dropout_at_inference = dropout_at_inference
+        self.noise: torch.Generator | None = None
 
     def forward(self, x: torch.Tensor) -> torch.Tensor:
         """``(..., in_dim) → (..., dims[-1])``."""
-        active = self.training or self.dropout_at_inference
         for layer in self.layers:
-            x = F.dropout(F.relu(layer(x)), p=self.dropout, training=active)
+            x = F.relu(layer(x))
+            if self.training:
+                x = F.dropout(x, p=self.dropout, training=True)
+            elif self.noise is not None and self.dropout > 0:
+                keep = torch.rand(x.shape, generator=self.noise, device=x.device) >= self.dropout
+                x = x * keep / (1.0 - self.dropout)
         return x
+
+
+@contextmanager
+def prenet_noise(model: nn.Module, seed: int, device: torch.device) -> Iterator[int]:
+    """While the block runs, every :class:`Prenet` of ``model`` keeps its dropout on in evaluation,
+    its masks drawn from one generator on ``device`` seeded with ``seed`` (the same texts decoded
+    in the same batches give the same audio); yields how many prenets it reached."""
+    prenets = [module for module in model.modules() if isinstance(module, Prenet)]
+    generator = torch.Generator(device=device).manual_seed(seed)
+    for prenet in prenets:
+        prenet.noise = generator
+    try:
+        yield len(prenets)
+    finally:
+        for prenet in prenets:
+            prenet.noise = None
 
 
 class Postnet(nn.Module):

@@ -83,7 +83,7 @@ class Decoder(nn.Module):
     def __init__(self, n_mels: int, c: Tacotron2Config, max_r: int):
         super().__init__()
         memory_dim = c.encoder_lstm_dim
-        self.prenet = Prenet(n_mels, c.prenet_dims, c.prenet_dropout, c.prenet_dropout_at_inference, c.prenet_bias)
+        self.prenet = Prenet(n_mels, c.prenet_dims, c.prenet_dropout, c.prenet_bias)
         self.attention_rnn = nn.LSTMCell(c.prenet_dims[-1] + memory_dim, c.attention_rnn_dim)
         self.attention = build_attention(c.attention, c.attention_rnn_dim, memory_dim)
         self.decoder_rnn = nn.LSTMCell(c.attention_rnn_dim + memory_dim, c.decoder_rnn_dim)

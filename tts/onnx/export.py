@@ -196,6 +196,9 @@ def export_checkpoint(path: str | Path | None, out: str | Path, changes: Mapping
     is exported, the runtime runs it in PyTorch)."""
     loaded = checkpoint.load(path)
     settings = resolve_inference(loaded.config.inference, changes)
+    if settings.prenet_dropout:
+        raise TTSError("the ONNX graphs decode with the prenet's dropout off, and this model's settings keep it on: "
+                       "export with inference.prenet_dropout=false (and check that it still reads), or use the .pt")
     loaded.config = replace(loaded.config, inference=settings)
     vocoder = None
     if resolve(settings.vocoder).source != "griffin-lim":
