@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # The attention study, second edition (docs/attention_study/second_edition.md): one lane (one CPU
 # thread) training and measuring the given mechanisms at one seed, each for the budget of
-# configs/attention_study_v2.yaml (5,360 updates of 3,200 frames), in order. Run two lanes side by
+# configs/attention_study_v2.yaml (10,720 updates of 3,200 frames, about 4.2 h), in order. Run two lanes side by
 # side with different mechanisms; run it again to continue (a variant resumes from its last
 # checkpoint; one whose result file is committed in docs/attention_study/v2_results/ is not trained
 # again, on this machine or a new one). Spread a mechanism's seeds over days and machines.
@@ -11,7 +11,7 @@
 # exp/attention_study_v2_transformer), its variants alpha_learned and alpha_fixed:
 #   nohup setsid bash egs/synthetic/attention_study_v2.sh --transformer --seed 1 alpha_learned alpha_fixed > ... &
 # Each run: validation against Festival's true alignment every 536 updates; test CER curve points
-# every 1,072 on 20 sentences; at the end its best-validation checkpoint on the 100 test sentences
+# every 2,144 on 20 sentences; at the end its best-validation checkpoint on the 100 test sentences
 # through HiFi-GAN and Whisper; seed 1 also the robustness suite and long-form passages.
 # Mechanisms' own settings (the pilots': docs/attention_study/second_edition.md, "Fair settings"):
 # stepwise monotonic's energy bias at He et al.'s 3.5, hard attention's temperature annealed over
@@ -26,8 +26,8 @@ if [ "${1:-}" = "--transformer" ]; then
 fi
 OUT=exp/attention_study_$arm
 RESULTS=docs/attention_study/${arm}_results
-STUDY=("$TTS" study --config "$config" --data "$DATA" --out "$OUT" --steps 5360
-       --aligned-accuracy 0.9 --evaluate best --eval-limit 100 --curve-every 1072 --curve-limit 20 --no-mos)
+STUDY=("$TTS" study --config "$config" --data "$DATA" --out "$OUT" --steps 10720
+       --aligned-accuracy 0.9 --evaluate best --eval-limit 100 --curve-every 2144 --curve-limit 20 --no-mos)
 
 mkdir -p "$OUT/results"
 cp -n "$RESULTS"/* "$OUT/results/" 2>/dev/null || true
@@ -41,7 +41,7 @@ variant() {
   local kind=$1 extra=""
   case "$kind" in
     stepwise_monotonic) extra=",model.tacotron2.attention.energy_bias=3.5";;
-    hard) extra=",model.tacotron2.attention.anneal_steps=5360";;
+    hard) extra=",model.tacotron2.attention.anneal_steps=10720";;
     alpha_learned|alpha_fixed)
       [ "$arm" = v2_transformer ] || { echo "error: $kind is a variant of --transformer" >&2; exit 2; }
       [ "$kind" = alpha_learned ] && learned=true || learned=false
