@@ -12,6 +12,7 @@ import logging
 import os
 import sys
 
+from tts.commands.options import reclaim_settings
 from tts.commands.table import Command, Group, add_commands
 from tts.errors import Interrupted, Stopped, TTSError, report_to_user
 
@@ -63,7 +64,7 @@ def build_parser(argv: list[str]) -> argparse.ArgumentParser:
 
 def main(argv: list[str] | None = None) -> int:
     argv = sys.argv[1:] if argv is None else argv
-    args = build_parser(argv).parse_args(argv)
+    args = reclaim_settings(build_parser(argv).parse_args(argv))
     logging.basicConfig(level=logging.DEBUG if args.verbose else logging.INFO,
                         format="%(levelname)s %(name)s: %(message)s")
     try:

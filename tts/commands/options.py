@@ -96,6 +96,20 @@ def add_inference(p: argparse.ArgumentParser, batch_size: bool = True) -> None:
                    help="any inference setting, e.g. inference.stop_after_last_token=true")
 
 
+def reclaim_settings(args: argparse.Namespace) -> argparse.Namespace:
+    """Give back to ``args.settings`` the ``inference.KEY=VALUE`` items that a list option before them
+    took (``--vocoder hifigan inference.noise_seed=3``: argparse hands both to ``--vocoder``)."""
+    if not isinstance(getattr(args, "settings", None), list):
+        return args
+    for name, value in vars(args).items():
+        if name != "settings" and isinstance(value, list) and all(isinstance(item, str) for item in value):
+            taken = [item for item in value if item.startswith("inference.") and "=" in item]
+            if taken and len(taken) < len(value):
+                setattr(args, name, [item for item in value if item not in taken])
+                args.settings.extend(taken)
+    return args
+
+
 def inference_settings(items: list[str] | None) -> dict[str, Any]:
     """``inference.KEY=VALUE`` items as ``{KEY: value}`` (dotted keys kept); any other key is an error."""
     from tts.config import parse_override
