@@ -511,14 +511,13 @@ def test_aligned_is_the_first_validation_tracking_the_true_tokens_when_asked():
 
 def test_settings_after_a_list_option_are_settings_not_its_values():
     """argparse gives ``--vocoder a inference.x=1`` both items; the command line means a setting."""
-    from tts.cli import build_parser
-    from tts.commands.options import reclaim_settings
+    from tts.cli import parse_args
 
     argv = ["synthesize", "--text", "Hi.", "--out", "x.wav", "--vocoder", "griffin-lim", "inference.noise_seed=3",
             "inference.prenet_dropout=true"]
-    args = reclaim_settings(build_parser(argv).parse_args(argv))
+    args = parse_args(argv)
     assert args.vocoder == ["griffin-lim"]
     assert args.settings == ["inference.noise_seed=3", "inference.prenet_dropout=true"]
     argv = ["evaluate", "--suite", "robustness", "--out", "o", "--categories", "one_word", "inference.noise_seed=2"]
-    args = reclaim_settings(build_parser(argv).parse_args(argv))
+    args = parse_args(argv)
     assert (args.categories, args.settings) == (["one_word"], ["inference.noise_seed=2"])

@@ -62,9 +62,15 @@ def build_parser(argv: list[str]) -> argparse.ArgumentParser:
     return parser
 
 
+def parse_args(argv: list[str]) -> argparse.Namespace:
+    """The command line as the command will read it (``inference.KEY=VALUE`` items that a list
+    option took are given back to the settings: :func:`~tts.commands.options.reclaim_settings`)."""
+    return reclaim_settings(build_parser(argv).parse_args(argv))
+
+
 def main(argv: list[str] | None = None) -> int:
     argv = sys.argv[1:] if argv is None else argv
-    args = reclaim_settings(build_parser(argv).parse_args(argv))
+    args = parse_args(argv)
     logging.basicConfig(level=logging.DEBUG if args.verbose else logging.INFO,
                         format="%(levelname)s %(name)s: %(message)s")
     try:
