@@ -442,6 +442,38 @@ def test_a_vocos_student_distils_with_the_stft_loss_and_its_export_vocodes(tiny_
     assert type(vocoder).__name__ == "VocosGenerator" and wav.shape == (1, 19 * 256) and bool(torch.isfinite(wav).all())
 
 
+def test_a_warm_start_into_wider_vocos_mlps_keeps_the_waveforms_and_trains_the_new_units(tiny_corpus, tmp_path):
+    """vocos.hidden 32 → 48: before any update the grown student's waveforms are the narrow one's
+    (new units' outgoing weights zero); one adversarial update moves those weights off zero. A
+    wider ``dim`` cannot grow: one error naming the tensor."""
+    from tts.training.vocoder_trainer import VocoderTrainer
+
+    def config(hidden: int, dim: int = 16, source: Path | None = None) -> VocoderExperimentConfig:
+        d = tiny_vocoder_dict(max_steps=1, checkpoint_every=1, validate_every=1,
+                              warm_start=str(source) if source else "")
+        d["vocoder"].update(kind="vocos", vocos={"dim": dim, "hidden": hidden, "layers": 2}, adversarial_start=0)
+        return config_from_dict(d, VocoderExperimentConfig)
+
+    narrow_config = config(32)
+    torch.manual_seed(0)
+    narrow = build_vocoder(narrow_config.vocoder, narrow_config.audio)
+    for block in narrow.blocks:   # a trained student's project weights are not zero
+        torch.nn.init.normal_(block.project.weight, std=0.02)
+    source = tmp_path / "narrow.pt"
+    checkpoint.save_vocoder(source, narrow, narrow_config, 7)
+    trainer = VocoderTrainer(config(48, source=source), tiny_corpus, tmp_path / "wide", progress=False)
+    mel = torch.randn(2, 80, 24) - 4.0
+    with torch.no_grad():
+        assert torch.allclose(trainer.generator.generate(mel), narrow.generate(mel), atol=1e-6)
+    project = trainer.generator.blocks[0].project.weight.detach()
+    assert project.shape == (16, 48) and float(project[:, 32:].abs().max()) == 0.0
+    trainer.fit()
+    assert float(trainer.generator.blocks[0].project.weight.detach()[:, 32:].abs().max()) > 0.0
+    with pytest.raises(TTSError, match=r"warm start: the generator's embed.weight has shape \(16, 80, 7\)"):
+        VocoderTrainer(config(32, dim=24, source=source), tiny_corpus, tmp_path / "other", progress=False)
+    assert not (tmp_path / "other").exists()
+
+
 def test_a_checkpoint_with_hifigans_old_discriminator_keys_still_reads(trained_vocoder, tmp_path):
     """Discriminator settings were vocoder.hifigan.discriminator_*; they live in vocoder.discriminators now."""
     payload = torch.load(trained_vocoder / "checkpoint_00000004.pt", weights_only=True)

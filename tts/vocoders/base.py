@@ -95,6 +95,12 @@ class NeuralVocoder(Vocoder):
     def generate(self, mel: torch.Tensor) -> torch.Tensor:
         raise NotImplementedError
 
+    def grown_weights(self, weights: dict[str, torch.Tensor]) -> tuple[dict[str, torch.Tensor], list[str]]:
+        """A narrower generator's ``weights`` fitted into this one's wider layers so that it computes
+        the same waveforms (a warm start that adds capacity), and what was grown, in words; layers
+        this generator cannot grow are returned as they are (the caller reports a shape mismatch)."""
+        return weights, []
+
     @torch.no_grad()
     def forward(self, mel: torch.Tensor, lengths: torch.Tensor | None = None) -> tuple[torch.Tensor, torch.Tensor]:
         self.check_mel(mel)

@@ -113,6 +113,32 @@ class VocosGenerator(NeuralVocoder):
             wav = self.istft(magnitude * torch.cos(phase), magnitude * torch.sin(phase))
         return wav.unsqueeze(1)
 
+    def grown_weights(self, weights: dict[str, torch.Tensor]) -> tuple[dict[str, torch.Tensor], list[str]]:
+        """A student with narrower ConvNeXt MLPs (``hidden``) widened to this one's without changing
+        its waveforms (Net2Net-style, Chen et al. 2016): the old hidden units keep their weights, the
+        new ones keep this generator's fresh input weights, and their outgoing weights (into
+        ``project``) start at zero, so they learn from the first update while the output is at first
+        exactly the narrower student's. ``dim`` and ``layers`` cannot grow this way (layer norm)."""
+        own = self.state_dict()
+        narrow = weights.get("blocks.0.expand.weight")
+        wide = self.config.hidden
+        if narrow is None or narrow.shape[0] >= wide or narrow.shape[1] != self.config.dim:
+            return weights, []
+        n = narrow.shape[0]
+        grown = dict(weights)
+        for i in range(self.config.layers):
+            prefix = f"blocks.{i}"
+            if f"{prefix}.expand.weight" not in weights:
+                return weights, []
+            for name in ("expand.weight", "expand.bias"):   # (hidden, dim), (hidden,)
+                target = own[f"{prefix}.{name}"].clone()
+                target[:n] = weights[f"{prefix}.{name}"]
+                grown[f"{prefix}.{name}"] = target
+            target = own[f"{prefix}.project.weight"].new_zeros(self.config.dim, wide)   # (dim, hidden)
+            target[:, :n] = weights[f"{prefix}.project.weight"]
+            grown[f"{prefix}.project.weight"] = target
+        return grown, [f"ConvNeXt MLPs {n} → {wide} hidden units (new units' outgoing weights zero)"]
+
     @property
     def context_frames(self) -> int:
         """The receptive field's radius in mel frames: the first convolution's 3, each block's
