@@ -118,7 +118,7 @@ class VocosGenerator(NeuralVocoder):
         its waveforms (Net2Net-style, Chen et al. 2016): the old hidden units keep their weights, the
         new ones keep this generator's fresh input weights, and their outgoing weights (into
         ``project``) start at zero, so they learn from the first update while the output is at first
-        exactly the narrower student's. ``dim`` and ``layers`` cannot grow this way (layer norm)."""
+        exactly the narrower student's. ``dim`` cannot grow this way (the layer norms average over it)."""
         own = self.state_dict()
         narrow = weights.get("blocks.0.expand.weight")
         wide = self.config.hidden
