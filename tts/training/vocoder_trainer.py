@@ -152,13 +152,13 @@ class VocoderTrainer(TrainingRun[VocoderExperimentConfig]):
         e.g. fine-tuning on teacher-forced mels a vocoder trained on ground-truth ones."""
         contents = checkpoint.read(path, self.device)
         self._check_compatible(contents, "warm start")
-        weights, grown = self.generator.grown_weights(dict(contents.weights))
+        weights, grown = self.generator.grown_weights(contents.weights)
         own = self.generator.state_dict()
         for name, tensor in weights.items():
             if name in own and own[name].shape != tensor.shape:
                 raise TTSError(f"warm start: the generator's {name} has shape {tuple(tensor.shape)} in {path} "
-                               f"but {tuple(own[name].shape)} here; warm start from a generator of this size "
-                               f"(only vocoder.vocos.hidden can grow)")
+                               f"but {tuple(own[name].shape)} here; warm start from a generator this config "
+                               f"can hold")
         self.generator.load_state_dict(weights)
         if contents.training is not None:
             self.discriminators.load_state_dict(contents.training["discriminators"])
