@@ -442,10 +442,12 @@ def test_a_vocos_student_distils_with_the_stft_loss_and_its_export_vocodes(tiny_
     assert type(vocoder).__name__ == "VocosGenerator" and wav.shape == (1, 19 * 256) and bool(torch.isfinite(wav).all())
 
 
-def test_a_warm_start_into_wider_vocos_mlps_keeps_the_waveforms_and_trains_the_new_units(tiny_corpus, tmp_path):
-    """vocos.hidden 32 → 48: before any update the grown student's waveforms are the narrow one's
-    (new units' outgoing weights zero); one adversarial update moves those weights off zero. A
-    wider ``dim`` cannot grow: one error naming the tensor."""
+def test_a_warm_start_into_a_wider_vocos_keeps_the_waveforms_and_trains_the_new_units(tiny_corpus, tmp_path):
+    """vocos.hidden 32 → 48, and dim 16 → 32 with it: before any update the grown student's waveforms
+    are the narrow one's (new hidden units' outgoing weights zero; each residual channel in two
+    copies whose consumers' weights are split); one adversarial update moves the new units' weights
+    off zero and the two copies of a channel apart. A ``dim`` that is not a whole multiple cannot
+    grow: one error naming the tensor."""
     from tts.training.vocoder_trainer import VocoderTrainer
 
     def config(hidden: int, dim: int = 16, source: Path | None = None) -> VocoderExperimentConfig:
@@ -457,18 +459,26 @@ def test_a_warm_start_into_wider_vocos_mlps_keeps_the_waveforms_and_trains_the_n
     narrow_config = config(32)
     torch.manual_seed(0)
     narrow = build_vocoder(narrow_config.vocoder, narrow_config.audio)
-    for block in narrow.blocks:   # a trained student's project weights are not zero
-        torch.nn.init.normal_(block.project.weight, std=0.02)
+    for module in narrow.modules():   # a trained student's projections, norms and biases are not at their init
+        if isinstance(module, (torch.nn.Linear, torch.nn.LayerNorm, torch.nn.Conv1d)):
+            torch.nn.init.normal_(module.weight, mean=1.0 if isinstance(module, torch.nn.LayerNorm) else 0.0, std=0.1)
+            torch.nn.init.normal_(module.bias, std=0.1)
     source = tmp_path / "narrow.pt"
     checkpoint.save_vocoder(source, narrow, narrow_config, 7)
-    trainer = VocoderTrainer(config(48, source=source), tiny_corpus, tmp_path / "wide", progress=False)
     mel = torch.randn(2, 80, 24) - 4.0
     with torch.no_grad():
-        assert torch.allclose(trainer.generator.generate(mel), narrow.generate(mel), atol=1e-6)
-    project = trainer.generator.blocks[0].project.weight.detach()
-    assert project.shape == (16, 48) and float(project[:, 32:].abs().max()) == 0.0
-    trainer.fit()
-    assert float(trainer.generator.blocks[0].project.weight.detach()[:, 32:].abs().max()) > 0.0
+        reference = narrow.generate(mel)
+    for name, hidden, dim in (("wide_mlp", 48, 16), ("wide", 48, 32)):
+        trainer = VocoderTrainer(config(hidden, dim=dim, source=source), tiny_corpus, tmp_path / name, progress=False)
+        with torch.no_grad():
+            assert torch.allclose(trainer.generator.generate(mel), reference, atol=1e-5)
+        block = trainer.generator.blocks[0]
+        project = block.project.weight.detach()
+        assert project.shape == (dim, 48) and float(project[:, 32:].abs().max()) == 0.0
+        trainer.fit()
+        assert float(block.project.weight.detach()[:, 32:].abs().max()) > 0.0
+    copies = block.project.weight.detach()[:16, :32] - block.project.weight.detach()[16:, :32]
+    assert float(copies.abs().max()) > 0.0           # the copies of a residual channel parted
     with pytest.raises(TTSError, match=r"warm start: the generator's embed.weight has shape \(16, 80, 7\)"):
         VocoderTrainer(config(32, dim=24, source=source), tiny_corpus, tmp_path / "other", progress=False)
     assert not (tmp_path / "other").exists()

@@ -114,30 +114,60 @@ class VocosGenerator(NeuralVocoder):
         return wav.unsqueeze(1)
 
     def grown_weights(self, weights: dict[str, torch.Tensor]) -> tuple[dict[str, torch.Tensor], list[str]]:
-        """A student with narrower ConvNeXt MLPs (``hidden``) widened to this one's without changing
-        its waveforms (Net2Net-style, Chen et al. 2016): the old hidden units keep their weights, the
-        new ones keep this generator's fresh input weights, and their outgoing weights (into
-        ``project``) start at zero, so they learn from the first update while the output is at first
-        exactly the narrower student's. ``dim`` cannot grow this way (the layer norms average over it)."""
-        own = self.state_dict()
-        narrow = weights.get("blocks.0.expand.weight")
-        wide = self.config.hidden
-        if narrow is None or narrow.shape[0] >= wide or narrow.shape[1] != self.config.dim:
+        """A narrower student's ``weights`` widened to this generator's ``dim`` and ``hidden`` without
+        changing its waveforms (Net2Net, Chen et al. 2016).
+
+        ``hidden``: the old units keep their weights, the new ones keep this generator's fresh input
+        weights and start with zero outgoing weights (into ``project``), so they learn from the
+        first update. ``dim`` (only to a whole multiple ``k`` of the old one): every channel of the
+        residual stream is carried by ``k`` copies, whose producers (the first convolution, each
+        block's ``project``, the depthwise convolutions, layer norms and layer scales) are copied;
+        a layer norm over copies gives what it gave over the originals (the same mean and
+        variance). Each consumer's weight from an old channel (``expand``, ``head``) is split among
+        its copies with random shares that sum to one, so the copies' gradients differ from the
+        first update on (equal shares would keep them identical under Adam)."""
+        c, layers = self.config, self.config.layers
+        old_embed, old_expand = weights.get("embed.weight"), weights.get("blocks.0.expand.weight")
+        if old_embed is None or old_expand is None or any(f"blocks.{i}.expand.weight" not in weights
+                                                          for i in range(layers)):
             return weights, []
-        n = narrow.shape[0]
+        d, n = old_embed.shape[0], old_expand.shape[0]
+        if (d, n) == (c.dim, c.hidden) or c.dim < d or c.hidden < n or c.dim % d or old_expand.shape[1] != d:
+            return weights, []
+        copies = torch.arange(c.dim) % d                    # new channel j carries old channel j mod d
+        shares = torch.Generator().manual_seed(0)
+
+        def split(weight: torch.Tensor) -> torch.Tensor:
+            """A consumer's ``(rows, d)`` → ``(rows, dim)``: each old column spread over its copies."""
+            weight = weight.float()
+            if c.dim == d:
+                return weight
+            share = torch.rand(weight.shape[0], c.dim, generator=shares) + 0.5
+            total = weight.new_zeros(weight.shape[0], d).index_add_(1, copies, share)
+            return weight[:, copies] * share / total[:, copies]
+
+        own = self.state_dict()
         grown = dict(weights)
-        for i in range(self.config.layers):
-            prefix = f"blocks.{i}"
-            if f"{prefix}.expand.weight" not in weights:
-                return weights, []
-            for name in ("expand.weight", "expand.bias"):   # (hidden, dim), (hidden,)
-                target = own[f"{prefix}.{name}"].clone()
-                target[:n] = weights[f"{prefix}.{name}"]
-                grown[f"{prefix}.{name}"] = target
-            target = own[f"{prefix}.project.weight"].new_zeros(self.config.dim, wide)   # (dim, hidden)
-            target[:, :n] = weights[f"{prefix}.project.weight"]
-            grown[f"{prefix}.project.weight"] = target
-        return grown, [f"ConvNeXt MLPs {n} → {wide} hidden units (new units' outgoing weights zero)"]
+        for name in ("embed.weight", "embed.bias", "norm.weight", "norm.bias", "final_norm.weight", "final_norm.bias"):
+            grown[name] = weights[name][copies]
+        grown["head.weight"] = split(weights["head.weight"])
+        for i in range(layers):
+            prefix = f"blocks.{i}."
+            for name in ("depthwise.weight", "depthwise.bias", "norm.weight", "norm.bias", "gamma", "project.bias"):
+                grown[prefix + name] = weights[prefix + name][copies]
+            expand, bias = own[prefix + "expand.weight"].clone(), own[prefix + "expand.bias"].clone()  # (hidden, dim)
+            expand[:n] = split(weights[prefix + "expand.weight"])
+            bias[:n] = weights[prefix + "expand.bias"]
+            project = expand.new_zeros(c.dim, c.hidden)                                                # (dim, hidden)
+            project[:, :n] = weights[prefix + "project.weight"][copies]
+            grown[prefix + "expand.weight"], grown[prefix + "expand.bias"] = expand, bias
+            grown[prefix + "project.weight"] = project
+        grown_what = []
+        if c.dim > d:
+            grown_what.append(f"residual stream {d} → {c.dim} channels (each old one in {c.dim // d} copies)")
+        if c.hidden > n:
+            grown_what.append(f"ConvNeXt MLPs {n} → {c.hidden} hidden units (new units' outgoing weights zero)")
+        return grown, grown_what
 
     @property
     def context_frames(self) -> int:
