@@ -29,6 +29,13 @@ def harmonic_speechlike(seconds: float = 2.0, sr: int = SR, seed: int = 0) -> np
     return (0.5 * wav / np.abs(wav).max()).astype(np.float32)
 
 
+@pytest.fixture(autouse=True)
+def _a_cache_folder_of_its_own(tmp_path_factory, monkeypatch):
+    """Evaluations keep the ceiling's transcripts (tts.evaluation.ceilings): each test in a fresh
+    folder, never the user's."""
+    monkeypatch.setenv("TTS_CACHE_DIR", str(tmp_path_factory.mktemp("cache")))
+
+
 @pytest.fixture(scope="session")
 def speech_wav(tmp_path_factory) -> Path:
     """A wav of real (espeak-ng) speech when the engine is installed, else a speech-like signal."""

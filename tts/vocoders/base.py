@@ -3,6 +3,8 @@ audio settings the vocoder was built for."""
 
 from __future__ import annotations
 
+import hashlib
+
 import torch
 from torch import nn
 
@@ -36,6 +38,20 @@ class Vocoder(nn.Module):
         if differing:
             raise TTSError(f"the vocoder was trained on mels made with other audio settings than {source} "
                            f"(vocoder vs theirs: {'; '.join(differing)})")
+
+    def fingerprint(self) -> str:
+        """What this vocoder computes, as a hex digest: its kind, mel definition and settings
+        (:meth:`settings_text`) and every weight and buffer of its state. Two vocoders with one
+        fingerprint make the same waveform of the same mel on the same machine."""
+        digest = hashlib.sha256(f"{type(self).__qualname__}|{self.audio!r}|{self.settings_text()}".encode())
+        for name, tensor in sorted(self.state_dict().items()):
+            digest.update(f"|{name}|{tensor.dtype}|{tuple(tensor.shape)}|".encode())
+            digest.update(tensor.detach().cpu().contiguous().reshape(-1).view(torch.uint8).numpy().tobytes())
+        return digest.hexdigest()
+
+    def settings_text(self) -> str:
+        """The settings other than the weights that change the waveform, as text ("" where the weights say it all)."""
+        return ""
 
     def for_inference(self) -> "Vocoder":
         """This vocoder in eval mode, made as fast as it can be for inference (in place)."""

@@ -42,6 +42,9 @@ class GriffinLim(Vocoder):
         self.stft = STFT(c.n_fft, c.hop_length, c.win_length)
         self.register_buffer("basis_pinv", torch.from_numpy(np.linalg.pinv(mel_basis(c))), persistent=False)
 
+    def settings_text(self) -> str:
+        return repr(self.settings)
+
     def mel_to_magnitude(self, mel: torch.Tensor) -> torch.Tensor:
         """Log-mel ``(B, n_mels, T)`` → non-negative linear magnitude ``(B, F, T)`` (clamped pseudo-inverse)."""
         return torch.clamp(self.basis_pinv @ torch.exp(mel.float()), min=1e-10)
