@@ -1,3 +1,6 @@
+import shutil
+import subprocess
+
 import numpy as np
 import pytest
 
@@ -181,9 +184,10 @@ def test_mcd_is_zero_for_identical_and_grows_with_distortion():
     assert mel_cepstral_distortion(noisy, mel) > mel_cepstral_distortion(mel + rng.normal(0, 0.2, size=mel.shape), mel)
 
 
-def test_recognizer_seeds_whisper_before_every_transcription(monkeypatch):
-    """Whisper samples at higher temperatures when greedy decoding looks unsure, so unseeded one
-    evaluation transcribed babble differently in each process; the meter reseeds before every call."""
+def test_recognizer_seeds_a_fresh_whisper_for_every_transcription(monkeypatch):
+    """Whisper samples at higher temperatures when greedy decoding looks unsure, and CTranslate2
+    seeds each worker thread's sampler once, when it first samples: the meter loads a fresh model
+    (new threads) and seeds it before every call, so a transcript depends on its waveform alone."""
     ctranslate2 = pytest.importorskip("ctranslate2")
     from types import SimpleNamespace
 
@@ -193,15 +197,43 @@ def test_recognizer_seeds_whisper_before_every_transcription(monkeypatch):
     monkeypatch.setattr(ctranslate2, "set_random_seed", lambda seed: events.append(("seed", seed)))
 
     class FakeWhisper:
+        def __init__(self):
+            events.append(("load",))
+
         def transcribe(self, audio, **options):
-            events.append(("transcribe", len(audio)))
+            events.append(("transcribe", len(audio), options["beam_size"]))
             return [SimpleNamespace(text=" Hello"), SimpleNamespace(text=" world. ")], None
 
     recognizer = Recognizer.__new__(Recognizer)
-    recognizer.model, recognizer.seed = FakeWhisper(), 7
+    recognizer.seed = 7
+    monkeypatch.setattr(recognizer, "fresh_model", FakeWhisper)
     for _ in range(2):
         assert recognizer(np.zeros(22050, dtype=np.float32), 22050) == "Hello world."
-    assert events == [("seed", 7), ("transcribe", 16000)] * 2  # resampled to Whisper's 16 kHz
+    assert events == [("seed", 7), ("load",), ("transcribe", 16000, 1)] * 2  # resampled to Whisper's 16 kHz
+
+
+def test_a_transcript_of_babble_does_not_depend_on_what_was_heard_before(tmp_path):
+    """Speech played backwards makes Whisper unsure, so it samples: heard alone, after other babble
+    or by another recognizer, the same words (with one model for every call, both of these
+    sentences were heard differently the second time)."""
+    pytest.importorskip("faster_whisper")
+    if not shutil.which("espeak-ng"):
+        pytest.skip("espeak-ng makes the speech")
+    from tts.audio import load_wav
+    from tts.metrics import Recognizer
+
+    babble = []
+    for k, text in enumerate(["The birch canoe slid on the smooth planks. Glue the sheet to the dark blue background. "
+                              "It is easy to tell the depth of a well.",
+                              "Four hours of steady work faced us. A large size in stockings is hard to sell. "
+                              "The boy was there when the sun rose."]):
+        subprocess.run(["espeak-ng", "-w", str(tmp_path / f"{k}.wav"), text], check=True, capture_output=True)
+        wav, sample_rate = load_wav(tmp_path / f"{k}.wav")
+        babble.append(np.ascontiguousarray(wav[::-1]))
+    recognizer = Recognizer(threads=1)
+    alone = recognizer(babble[0], sample_rate)
+    recognizer(babble[1], sample_rate)
+    assert alone and recognizer(babble[0], sample_rate) == alone == Recognizer(threads=1)(babble[0], sample_rate)
 
 
 def test_dnsmos_hears_speech_above_noise(speech_wav):

@@ -13,9 +13,8 @@ JSON file per item, under a key that holds everything the transcript depends on:
 * the numerics of the machine: torch's version, its thread count and the CPU's notable instruction
   sets (:func:`tts.devices.cpu_instructions`), since the same weights give other last bits there.
 
-So a kept transcript is the one this machine would compute again, except where the recognizer
-falls back to sampling (on speech it cannot make out, never on a clean reference), whose draws
-depend on the calls before it. The folder is ``$TTS_CACHE_DIR/ceilings`` (default
+So a kept transcript is the one this machine would compute again (the recognizer's transcripts
+depend on their waveform alone, :class:`tts.metrics.Recognizer`). The folder is ``$TTS_CACHE_DIR/ceilings`` (default
 ``$XDG_CACHE_HOME/tts``, i.e. ``~/.cache/tts``); ``TTS_CACHE_DIR=off`` turns keeping off.
 """
 
