@@ -14,8 +14,9 @@ JSON file per item, under a key that holds everything the transcript depends on:
   sets (:func:`tts.devices.cpu_instructions`), since the same weights give other last bits there.
 
 So a kept transcript is the one this machine would compute again (the recognizer's transcripts
-depend on their waveform alone, :class:`tts.metrics.Recognizer`). The folder is ``$TTS_CACHE_DIR/ceilings`` (default
-``$XDG_CACHE_HOME/tts``, i.e. ``~/.cache/tts``); ``TTS_CACHE_DIR=off`` turns keeping off.
+depend on their waveform alone, :class:`tts.metrics.Recognizer`). The folder is
+``$TTS_CACHE_DIR/ceilings`` (by default ``$XDG_CACHE_HOME/tts/ceilings``, i.e.
+``~/.cache/tts/ceilings``); ``TTS_CACHE_DIR=off`` turns keeping off.
 """
 
 from __future__ import annotations
