@@ -87,17 +87,25 @@ def test_a_folder_that_cannot_be_written_stops_keeping_and_the_evaluation_goes_o
     assert "not kept" in caplog.records[0].message and "TTS_CACHE_DIR" in caplog.records[0].message
 
 
+def tiny_synthesizer(tiny_experiment) -> Synthesizer:
+    return Synthesizer.from_checkpoint(tiny_experiment / "checkpoint_00000004.pt",
+                                       changes={"max_frames_per_token": 2, "griffin_lim.iterations": 2})
+
+
+def recordings(tiny_corpus, count: int) -> list[Item]:
+    """The corpus's first ``count`` recordings, each as the reference of one short text."""
+    from tts.audio import load_wav
+
+    wavs = sorted((tiny_corpus / "wavs").glob("*.wav"))[:count]
+    return [Item(w.stem, "a short text", load_wav(w, 22050)[0]) for w in wavs]
+
+
 def test_a_second_evaluation_hears_only_our_speech_and_scores_the_same(tiny_experiment, tiny_corpus, tmp_path,
                                                                       monkeypatch):
     """Ours is transcribed every time; the ceiling (the recording through our vocoder) once, and
     its vocoder pass is skipped when no MOS is asked: the rows are the same."""
-    from tts.audio import load_wav
-
     monkeypatch.setenv("TTS_CACHE_DIR", str(tmp_path / "cache"))
-    synth = Synthesizer.from_checkpoint(tiny_experiment / "checkpoint_00000004.pt",
-                                        changes={"max_frames_per_token": 2, "griffin_lim.iterations": 2})
-    wavs = sorted((tiny_corpus / "wavs").glob("*.wav"))[:3]
-    items = [Item(w.stem, "a short text", load_wav(w, 22050)[0]) for w in wavs]
+    synth, items = tiny_synthesizer(tiny_experiment), recordings(tiny_corpus, 3)
     vocoded = []
     vocode = synth.vocode
     monkeypatch.setattr(synth, "vocode", lambda mel, vocoder=None: vocoded.append(mel.shape) or vocode(mel, vocoder))
@@ -117,14 +125,9 @@ def test_a_second_evaluation_hears_only_our_speech_and_scores_the_same(tiny_expe
 
 @pytest.mark.parametrize("value", ["off", "OFF"])
 def test_keeping_turned_off_hears_the_ceiling_every_time(tiny_experiment, tiny_corpus, tmp_path, monkeypatch, value):
-    from tts.audio import load_wav
-
     monkeypatch.setenv("TTS_CACHE_DIR", value)
-    synth = Synthesizer.from_checkpoint(tiny_experiment / "checkpoint_00000004.pt",
-                                        changes={"max_frames_per_token": 2, "griffin_lim.iterations": 2})
-    wav = sorted((tiny_corpus / "wavs").glob("*.wav"))[0]
+    synth, items = tiny_synthesizer(tiny_experiment), recordings(tiny_corpus, 1)
     for run in ("first", "second"):
         recognizer = CountingRecognizer()
-        score(synth, [Item(wav.stem, "a short text", load_wav(wav, 22050)[0])], tmp_path / run,
-              Meters(recognizer=recognizer), progress=False)
+        score(synth, items, tmp_path / run, Meters(recognizer=recognizer), progress=False)
         assert recognizer.calls == 2
