@@ -59,7 +59,7 @@ def test_the_table_says_which_differences_are_real():
 def test_the_report_pools_seeds_by_mechanism_and_draws_long_form_and_true_alignment(tmp_path):
     import json
 
-    from tts.evaluation.study_report import write_report
+    from tts.evaluation.study_report import mechanism_curves, write_report
 
     def result(variant: str, cer: float, seed: int) -> dict:
         failures = {"skips": 0, "repeats": 0, "early_stops": 0, "step_limit_hits": 0, "first_token_skips": 0}
@@ -68,15 +68,22 @@ def test_the_report_pools_seeds_by_mechanism_and_draws_long_form_and_true_alignm
                 "curve": [{"step": s, "wer": cer, "cer": cer, "val_diagonal": 0.9,
                            "val_true_tracking_accuracy": min(1.0, s / 1000 - cer)} for s in (500, 1000)],
                 "long_form": {"longest_training_tokens": 147, "multiples": {
-                    f"{m}x": {"utterances": 10, "cer": cer * m, "reference_cer": 0.03} for m in (1, 2, 4, 8)}}}
+                    f"{m}x": {"utterances": 10, "cer": cer * m, "reference_cer": 0.03, "lost": m // 2}
+                    for m in (1, 2, 4, 8)}}}
 
     (tmp_path / "results").mkdir()
     for variant, cer, seed in (("forward-s1", 0.1, 1), ("forward-s2", 0.12, 2), ("content-s1", 0.4, 3),
                                ("content-s2", 0.45, 4)):
         (tmp_path / "results" / f"{variant}.json").write_text(json.dumps(result(variant, cer, seed)))
-    write_report(tmp_path, "c.yaml", "d", 1000, "A sentence.")
+    rows = write_report(tmp_path, "c.yaml", "d", 1000, "A sentence.")["rows"]
     report = (tmp_path / "study.md").read_text()
     assert "By mechanism, seeds pooled" in report
     assert "| forward | 2 | 0.11" in report and "| content | 2 | 0.42" in report
+    # alignment against the truth (the last curve point) and long passages, means over the seeds
+    assert "| forward | 2 | 2 (500) | 0.890 | – | 0.110 / 0.220 / 0.440 / 0.880 | 0 of 20 / 2 of 20 / 4 of 20 / " \
+           "8 of 20 |" in report
+    assert "| content | 2 | 2 (500) | 0.575 | – |" in report
+    steps, lines = mechanism_curves(rows, "cer")
+    assert steps == [500, 1000] and lines["forward"] == pytest.approx([0.11, 0.11])  # one line per mechanism
     for figure in ("long_form", "true_alignment_curves"):
         assert (tmp_path / f"{figure}.png").stat().st_size > 10_000, figure

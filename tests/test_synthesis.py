@@ -338,7 +338,7 @@ def test_study_trains_and_compares_variants_and_resumes(tiny_corpus, tmp_path):
 
     from tts.devices import cpu_instructions, describe_device
     from tts.evaluation import study
-    from tts.evaluation.study_report import alignment_file, alignment_text
+    from tts.evaluation.study_report import alignment_file, alignment_text, true_alignment_file
 
     config = tmp_path / "tiny.yaml"
     d = tiny_config_dict()
@@ -369,12 +369,13 @@ def test_study_trains_and_compares_variants_and_resumes(tiny_corpus, tmp_path):
             assert int(saved["step"]) == 4 and "focus" in str(saved["summary"])
             assert str(saved["text"]) == study.ALIGNMENT_SENTENCE
     assert (tmp_path / "study" / "alignments.png").stat().st_size > 10_000
+    assert not true_alignment_file(tmp_path / "study", "forward").exists()  # this corpus has no phone timings
     alignment_file(tmp_path / "study", "forward").unlink()  # finished before alignments were recorded:
-    study.record_missing_alignments(tmp_path / "study", 4, None)  # made again from its final checkpoint
+    study.record_missing_alignments(tmp_path / "study", tiny_corpus, "last", 4, None)  # again from its last checkpoint
     assert alignment_text(alignment_file(tmp_path / "study", "forward")) == study.ALIGNMENT_SENTENCE
     np.savez(alignment_file(tmp_path / "study", "forward"), alignment=np.eye(3, dtype=np.float16),
              summary="", step=4, text="Another sentence.")  # recorded for a sentence the study no longer shows:
-    study.record_missing_alignments(tmp_path / "study", 4, None)  # made again as well
+    study.record_missing_alignments(tmp_path / "study", tiny_corpus, "last", 4, None)  # made again as well
     assert alignment_text(alignment_file(tmp_path / "study", "forward")) == study.ALIGNMENT_SENTENCE
     mtime = (tmp_path / "study" / "forward" / "checkpoint_00000004.pt").stat().st_mtime_ns
     study.run_study(config, tiny_corpus, tmp_path / "study", variants, plan, progress=False)  # finished: read back
@@ -404,7 +405,7 @@ def test_study_trains_and_compares_variants_and_resumes(tiny_corpus, tmp_path):
     (fresh / "forward.json").write_text(json.dumps(row))
     again = study.run_study(config, tiny_corpus, fresh.parent, variants[1:], plan, progress=False)
     assert again["rows"] == [row] and not (fresh.parent / "forward").exists()  # read, not trained
-    study.record_missing_alignments(fresh.parent, 4, None)  # no checkpoint here to make its alignment from
+    study.record_missing_alignments(fresh.parent, tiny_corpus, "last", 4, None)  # no checkpoint here to make it from
     assert not alignment_file(fresh.parent, "forward").exists() and not (fresh.parent / "alignments.png").exists()
     # ...but only in the same study: one made on another corpus is refused, naming the file
     (fresh / "forward.json").write_text(json.dumps({**row, "study": {**row["study"], "corpus": "0123456789ab"}}))

@@ -161,3 +161,39 @@ def test_align_refuses_bad_input_with_one_line_and_no_output(case, message, tiny
     assert len(err) == 1 and err[0].startswith("error: ") and message in err[0], err
     assert not out.exists() or [p.name for p in out.iterdir()] == (["durations.txt"] if case == "full" else [])
     assert not list(tmp_path.glob(".out.*"))
+
+
+def test_every_run_of_a_study_records_one_utterance_against_its_truth(tiny_experiment, timed_corpus, tiny_corpus,
+                                                                     tmp_path):
+    from PIL import Image
+
+    from tts import checkpoint
+    from tts.evaluation import study
+    from tts.evaluation.study_report import true_alignment_file, true_alignments_figure
+
+    early, late = (checkpoint.load(tiny_experiment / f"checkpoint_0000000{step}.pt") for step in (2, 4))
+    uid = study.truth_utterance(late, timed_corpus)
+    assert uid is not None and uid == study.truth_utterance(early, timed_corpus)  # the corpus chooses, not the run
+    out = tmp_path / "study"
+    for name, loaded in (("forward-s1", late), ("forward-s2", early), ("content-s1", early)):
+        assert study.record_true_alignment(loaded, timed_corpus, true_alignment_file(out, name))
+    with np.load(true_alignment_file(out, "forward-s1")) as saved:
+        steps, tokens = saved["alignment"].shape
+        truth = saved["truth"]
+        assert saved["alignment"].dtype == np.float16 and truth.shape == (steps,)
+        assert str(saved["utterance"]) == uid and int(saved["step"]) == 4
+        assert 0.0 <= float(saved["peak_accuracy"]) <= 1.0 and float(saved["boundary_error_ms"]) > 0.0
+        said = truth[truth >= 0]
+        assert said.max() < tokens and len(said) > steps // 2 and np.all(np.diff(said) >= 0)  # forward, in order
+        score = true_alignment_score(saved["alignment"].astype(np.float32), np.full((tokens, 2), np.nan), 2 * steps,
+                                     10.0, 2)
+        assert np.isnan(score.peak_accuracy)  # (the scores need the truth: none without it)
+    np.savez(true_alignment_file(out, "gmm-s1"), alignment=np.eye(6, 3, dtype=np.float16),
+             truth=np.arange(6, dtype=np.int16) // 2, utterance="another", step=4, peak_accuracy=1.0,
+             boundary_error_ms=0.0)  # of another utterance: left out
+    rows = [{"variant": name, "seed": int(name[-1]), "test": {"wer": wer, "cer": wer / 2}}
+            for name, wer in (("content-s1", 0.9), ("forward-s2", 0.2), ("forward-s1", 0.3), ("gmm-s1", 0.5))]
+    true_alignments_figure(rows, out, tmp_path / "truth.png")
+    assert Image.open(tmp_path / "truth.png").width == 2 * 420  # forward's first seed, then content
+    assert not study.record_true_alignment(late, tiny_corpus, tmp_path / "none.npz")  # a corpus without timings
+    assert not (tmp_path / "none.npz").exists()

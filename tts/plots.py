@@ -62,16 +62,22 @@ def alignment_figure(alignment: np.ndarray, mel: np.ndarray | None = None, stop_
     return fig
 
 
-def alignment_grid(alignments: list[np.ndarray], captions: list[str], title: str, columns: int | None = None) -> plt.Figure:
+def alignment_grid(alignments: list[np.ndarray], captions: list[str], title: str, columns: int | None = None,
+                   truth: list[np.ndarray] | None = None) -> plt.Figure:
     """Alignments ``(T_steps, T_text)`` of several checkpoints side by side, ``columns`` to a row
-    (default: all in one row), e.g. how alignment formed in training or one sentence per mechanism."""
+    (default: all in one row), e.g. how alignment formed in training or one sentence per mechanism.
+    ``truth``: per panel the token really being said at each step ``(T_steps,)`` (-1: none), drawn
+    over the attention as a thin white line (breaks where no token is timed)."""
     columns = min(columns or len(alignments), len(alignments))
     rows = -(-len(alignments) // columns)
     fig, axes = plt.subplots(rows, columns, figsize=(4.2 * columns, 4.2 * rows), squeeze=False, layout="constrained")
     for ax in axes.flat[len(alignments):]:
         ax.axis("off")
-    for ax, alignment, caption in zip(axes.flat, alignments, captions):
+    for i, (ax, alignment, caption) in enumerate(zip(axes.flat, alignments, captions)):
         ax.imshow(np.asarray(alignment).T, origin="lower", aspect="auto", interpolation="none", cmap="viridis")
+        if truth is not None:
+            said = np.where(truth[i] >= 0, truth[i], np.nan).astype(float)
+            ax.step(np.arange(len(said)), said, where="mid", color="white", lw=0.7, alpha=0.9)
         ax.set_title(caption, fontsize=7)
         ax.set_xlabel("decoder step")
     for row in axes:
@@ -103,9 +109,10 @@ def _line_styles(n: int) -> list[dict]:
              "marker": "os^Dv"[i % 5]} for i in range(n)]
 
 
-def figure_of_lines(x: Sequence[float], lines: dict[str, list[float]], xlabel: str, ylabel: str, title: str) -> plt.Figure:
+def figure_of_lines(x: Sequence[float], lines: dict[str, list[float]], xlabel: str, ylabel: str, title: str,
+                    log_y: bool = False) -> plt.Figure:
     """One line with markers per name over the same x values (e.g. CER against length per mechanism);
-    with many names the legend goes beside the axes."""
+    with many names the legend goes beside the axes; ``log_y`` for values spanning decades."""
     many = len(lines) > 6
     fig, ax = plt.subplots(figsize=(8.4 if many else 6.4, 4.2))
     for (name, values), style in zip(lines.items(), _line_styles(len(lines))):
@@ -113,6 +120,12 @@ def figure_of_lines(x: Sequence[float], lines: dict[str, list[float]], xlabel: s
     ax.set_xlabel(xlabel)
     ax.set_ylabel(ylabel)
     ax.set_xticks(x)
+    if log_y:
+        ax.set_yscale("log")
+        ax.yaxis.set_major_locator(matplotlib.ticker.LogLocator(subs=(1.0, 2.0, 5.0)))
+        ax.yaxis.set_major_formatter(matplotlib.ticker.FuncFormatter(lambda value, _: f"{value:g}"))
+        ax.yaxis.set_minor_formatter(matplotlib.ticker.NullFormatter())
+        ax.grid(alpha=0.3, which="both", axis="y")
     ax.set_title(title, fontsize=10)
     if many:
         ax.legend(fontsize=7, loc="upper left", bbox_to_anchor=(1.01, 1.0))

@@ -57,7 +57,7 @@ def run(args: argparse.Namespace) -> None:
 
     writable_folder(args.out)
     if args.report_only:
-        record_missing_alignments(Path(args.out), args.steps, device(args))
+        record_missing_alignments(Path(args.out), Path(args.data), args.evaluate, args.steps, device(args))
         result = write_report(Path(args.out), args.config, args.data, args.steps, ALIGNMENT_SENTENCE)
         print(Path(args.out, "study.md").read_text())
         print(f"{len(result['rows'])} finished variants: {args.out}/study.json")

@@ -10,7 +10,9 @@ Per variant: the devices that trained it, steps and training minutes to alignmen
 validation whose teacher-forced diagonal correlation reaches 0.9 with a focus rate of at least 0.5,
 as ``tts bench attention`` counts them), validation loss, test WER/CER, attention failures,
 first-token skips, and CER on the suite's long unsplit sentences at 1×, 2× and 3× the longest
-training utterance."""
+training utterance. Beside each result file: one sentence's free-running alignment and, on a corpus
+with phone timings, one validation utterance's teacher-forced alignment with the token really being
+said at each step (:func:`record_true_alignment`)."""
 
 from __future__ import annotations
 
@@ -24,18 +26,21 @@ import numpy as np
 
 from tts import checkpoint
 from tts.config import load_config
-from tts.data import compute_features, feature_dir, require_corpus
+from tts.data import FeatureDataset, compute_features, feature_dir, require_corpus
+from tts.data.token_timings import TrueIntervals, corpus_token_timings
 from tts.errors import TTSError
-from tts.evaluation.alignment_figures import free_running
+from tts.evaluation.alignment_figures import free_running, teacher_forced
 from tts.evaluation.held_out import evaluate
 from tts.evaluation.long_form import run_long_form
 from tts.evaluation.report import read_metrics
 from tts.evaluation.robustness import run_suite
-from tts.evaluation.study_report import alignment_file, alignment_text, write_report
+from tts.evaluation.study_report import alignment_file, alignment_text, true_alignment_file, write_report
 from tts.evaluation.timing import decoder_step_ms
 from tts.fileio import atomic_path
 from tts.metrics.asr import normalize_for_scoring
+from tts.metrics.true_alignment import true_alignment_score, true_tokens_of_steps
 from tts.synthesis import Synthesizer
+from tts.text import Tokenizer
 from tts.training.experiment import ExperimentFolder
 from tts.training.trainer import Trainer
 
@@ -255,15 +260,58 @@ def record_alignment(loaded: checkpoint.LoadedModel, path: Path, device: str | N
                             step=loaded.step, text=ALIGNMENT_SENTENCE)
 
 
-def record_missing_alignments(out: Path, steps: int, device: str | None) -> None:
-    """The alignment file of every finished variant whose final checkpoint (update ``steps``) is in
-    the study folder and that has none of :data:`ALIGNMENT_SENTENCE` (variants that finished before
-    alignments were recorded, or recorded another sentence)."""
+def truth_utterance(loaded: checkpoint.LoadedModel, data_root: Path) -> str | None:
+    """The validation utterance every run's true alignment is recorded on: of those whose phone
+    timings map cleanly onto their tokens, the one of median length (ties: the first id); None
+    when the corpus has no timings. It depends on the corpus and the text settings only, so every
+    run of a study gets the same one."""
+    config = loaded.config
+    dataset = FeatureDataset.of(data_root, config, "val")
+    truth = TrueIntervals(data_root, config.audio, Tokenizer.for_config(config.text, loaded.inventory).ids_to_symbols)
+    if not truth.available:
+        return None
+    timed = sorted((len(ids), uid) for uid, ids, _ in (dataset[i] for i in range(len(dataset)))
+                   if truth(uid, ids.tolist()) is not None)
+    return timed[(len(timed) - 1) // 2][1] if timed else None
+
+
+def record_true_alignment(loaded: checkpoint.LoadedModel, data_root: Path, path: Path) -> bool:
+    """Save the teacher-forced alignment ``(T_steps, T_text)`` of :func:`truth_utterance` (float16)
+    with the token really being said at each step ``(T_steps,)`` (-1: none; from the corpus's phone
+    timings), the utterance, the checkpoint's step and its scores against the truth: a few kB to
+    commit with the result file. False (and nothing written) when the corpus has no timings."""
+    uid = truth_utterance(loaded, data_root)
+    if uid is None:
+        return False
+    panel = teacher_forced(loaded, data_root, uid)
+    audio, r = loaded.config.audio, loaded.model.reduction_factor
+    timings = corpus_token_timings(data_root, uid, panel.tokens, audio)
+    assert timings is not None  # truth_utterance chose it for its timings
+    intervals, frame_ms = timings.intervals, 1000.0 * audio.hop_length / audio.sample_rate
+    assert panel.target_mel is not None  # teacher-forced: the recording's mel
+    score = true_alignment_score(panel.alignment, intervals, panel.target_mel.shape[1], frame_ms, r)
+    with atomic_path(path) as tmp, tmp.open("wb") as f:
+        np.savez_compressed(f, alignment=panel.alignment.astype(np.float16),
+                            truth=true_tokens_of_steps(intervals, panel.alignment.shape[0], r).astype(np.int16),
+                            utterance=uid, step=loaded.step, peak_accuracy=score.peak_accuracy,
+                            tracking_accuracy=score.tracking_accuracy, boundary_error_ms=score.boundary_error_ms)
+    return True
+
+
+def record_missing_alignments(out: Path, data_root: Path, evaluate: str, steps: int, device: str | None) -> None:
+    """The alignment files of every finished variant whose evaluated checkpoint (``evaluate``:
+    "best" or "last", the update ``steps``) is in the study folder: the free-running one where it
+    has none of :data:`ALIGNMENT_SENTENCE` (variants that finished before alignments were recorded,
+    or recorded another sentence), the true one where it has none."""
+    plan = StudyPlan(steps=steps, evaluate=evaluate)
     for result_file in sorted((out / "results").glob("*.json")):
-        final = out / result_file.stem / f"checkpoint_{steps:08d}.pt"
-        file = alignment_file(out, result_file.stem)
-        if final.is_file() and alignment_text(file) != ALIGNMENT_SENTENCE:
-            record_alignment(checkpoint.load(final), file, device)
+        evaluated = evaluated_checkpoint(out / result_file.stem, plan)
+        if not evaluated.is_file():
+            continue
+        if alignment_text(alignment_file(out, result_file.stem)) != ALIGNMENT_SENTENCE:
+            record_alignment(checkpoint.load(evaluated), alignment_file(out, result_file.stem), device)
+        if not true_alignment_file(out, result_file.stem).is_file():
+            record_true_alignment(checkpoint.load(evaluated), data_root, true_alignment_file(out, result_file.stem))
 
 
 def run_variant(config_path: Path, data_root: Path, out: Path, variant: Variant, plan: StudyPlan,
@@ -278,6 +326,9 @@ def run_variant(config_path: Path, data_root: Path, out: Path, variant: Variant,
         if plan.long_form and "long_form" not in finished:
             finished["long_form"] = long_form_of(out / variant.name, plan, data_root, device, progress)
             result_file.write_text(json.dumps(finished, indent=1))
+        evaluated = evaluated_checkpoint(out / variant.name, plan)
+        if not true_alignment_file(out, variant.name).is_file() and evaluated.is_file():
+            record_true_alignment(checkpoint.load(evaluated), data_root, true_alignment_file(out, variant.name))
         return finished
     compute_features(data_root, load_config(config_path, variant.overrides), progress=progress)
     exp = out / variant.name
@@ -320,6 +371,7 @@ def run_variant(config_path: Path, data_root: Path, out: Path, variant: Variant,
     if plan.long_form:
         row["long_form"] = long_form_of(exp, plan, data_root, device, progress)
     record_alignment(loaded, alignment_file(out, variant.name), device)
+    record_true_alignment(loaded, data_root, true_alignment_file(out, variant.name))
     result_file.parent.mkdir(parents=True, exist_ok=True)
     result_file.write_text(json.dumps(row, indent=1))
     return row

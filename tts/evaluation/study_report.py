@@ -8,6 +8,7 @@ are read."""
 from __future__ import annotations
 
 import json
+from collections.abc import Sequence
 from pathlib import Path
 
 import numpy as np
@@ -110,57 +111,93 @@ def study_table(result: dict) -> str:
                      f"{row.get('bench_update_relative', '–')} | {row.get('bench_decoder_step_ms', '–')} |")
     seeds = seeds_table(repeats)
     mechanisms = mechanisms_table(compare_mechanisms(result["rows"]))
+    truth = truth_and_long_form_table(rows)
     return ("\n".join(lines) + "\n" + (f"\nThe same variants with another seed:\n\n{seeds}" if seeds else "")
             + (f"\nBy mechanism, seeds pooled (differences include seed variance: "
-               f"tts.evaluation.seed_statistics):\n\n{mechanisms}" if mechanisms else ""))
+               f"tts.evaluation.seed_statistics):\n\n{mechanisms}" if mechanisms else "")
+            + (f"\nAlignment against the true phone timings and long passages said in one go, by mechanism "
+               f"(means over its runs):\n\n{truth}" if truth else ""))
 
 
-def _curve_lines(rows: list[dict], key: str) -> tuple[list[int], dict[str, list[float]]]:
-    """The curve points' ``key`` per variant over the update counts they share (variants with a
-    missing value are left out)."""
-    curves = {r["variant"]: r["curve"] for r in rows if r.get("curve")}
+def mechanism_of(row: dict) -> str:
+    """The mechanism a run measures: ``<mechanism>`` of a seeded run ``<mechanism>-s<seed>``, else
+    the variant's own name."""
+    match = SEEDED.match(row["variant"])
+    return match["mechanism"] if match else row["variant"]
+
+
+def by_mechanism(rows: list[dict]) -> dict[str, list[dict]]:
+    """The runs of each mechanism (:func:`mechanism_of`), lowest seed first, mechanisms in the
+    order of their best-reading run (:func:`by_reading`)."""
+    grouped: dict[str, list[dict]] = {}
+    for row in by_reading(rows):
+        grouped.setdefault(mechanism_of(row), []).append(row)
+    return {name: sorted(runs, key=lambda r: r.get("seed") or 0) for name, runs in grouped.items()}
+
+
+def mechanism_curves(rows: list[dict], key: str) -> tuple[list[int], dict[str, list[float]]]:
+    """The curve points' ``key`` per mechanism (the mean over its seeds, :func:`by_mechanism`) over
+    the update counts the runs share (runs with other points or a missing value are left out)."""
+    curves = [r for r in rows if r.get("curve")]
     if not curves:
         return [], {}
-    steps = [point["step"] for point in max(curves.values(), key=len)]
-    lines = {name: [point[key] for point in curve] for name, curve in curves.items()
-             if [point["step"] for point in curve] == steps and all(point.get(key) is not None for point in curve)}
+    steps = [point["step"] for point in max((r["curve"] for r in curves), key=len)]
+    lines = {}
+    for name, runs in by_mechanism(curves).items():
+        complete = [[point[key] for point in run["curve"]] for run in runs
+                    if [point["step"] for point in run["curve"]] == steps
+                    and all(point.get(key) is not None for point in run["curve"])]
+        if complete:
+            lines[name] = np.mean(complete, axis=0).tolist()
     return steps, lines
+
+
+def _seeds_note(rows: list[dict]) -> str:
+    return " (mean over seeds)" if any(SEEDED.match(r["variant"]) for r in rows) else ""
 
 
 def curves_figure(rows: list[dict], path: Path, key: str = "wer") -> None:
     """Free-running WER (or CER, ``key="cer"``, which keeps moving while WER sits at 1) of the curve
-    sentences against updates, one line per variant."""
-    steps, lines = _curve_lines(rows, key)
+    sentences against updates, one line per mechanism (seeds averaged)."""
+    steps, lines = mechanism_curves(rows, key)
     if lines:
         save_figure(figure_of_lines(steps, lines, "updates", f"{key.upper()} (free-running, first test sentences)",
-                                    "Learning to read"), path)
+                                    f"Learning to read{_seeds_note(rows)}"), path)
 
 
 def diagonal_curves_figure(rows: list[dict], path: Path) -> None:
-    """Teacher-forced validation diagonal correlation against updates, one line per variant."""
-    steps, lines = _curve_lines(rows, "val_diagonal")
+    """Teacher-forced validation diagonal correlation against updates, one line per mechanism."""
+    steps, lines = mechanism_curves(rows, "val_diagonal")
     if lines:
         save_figure(figure_of_lines(steps, lines, "updates", "attention diagonal correlation (validation)",
-                                    "Learning to align (aligned: 0.9 with focus 0.5)"), path)
+                                    f"Learning to align (aligned: 0.9 with focus 0.5){_seeds_note(rows)}"), path)
 
 
 def true_alignment_curves_figure(rows: list[dict], path: Path) -> None:
     """Teacher-forced validation tracking accuracy against the true phone timings (the study's
-    "aligned": 0.9) against updates, one line per variant (a corpus with timings)."""
-    steps, lines = _curve_lines(rows, "val_true_tracking_accuracy")
+    "aligned": 0.9) against updates, one line per mechanism (a corpus with timings)."""
+    steps, lines = mechanism_curves(rows, "val_true_tracking_accuracy")
     if lines:
         save_figure(figure_of_lines(steps, lines, "updates", "attention tracking the true phone (validation)",
-                                    "Learning to align, against Festival's phone timings"), path)
+                                    f"Learning to align, against Festival's phone timings{_seeds_note(rows)}"), path)
+
+
+def boundary_error_curves_figure(rows: list[dict], path: Path) -> None:
+    """Teacher-forced validation token-boundary error (ms, durations from the attention against
+    the true phone timings) against updates, one line per mechanism (a corpus with timings)."""
+    steps, lines = mechanism_curves(rows, "val_true_boundary_error_ms")
+    if lines:
+        save_figure(figure_of_lines(steps, lines, "updates", "token boundary error, ms (validation)",
+                                    f"Token boundaries from the attention against Festival's{_seeds_note(rows)}",
+                                    log_y=True), path)
 
 
 def long_form_figure(rows: list[dict], path: Path) -> None:
     """Long-form CER against passage length (x the longest training utterance), one line per
     mechanism: the mean over its seeds (``<mechanism>-s<seed>``), or the variant's own."""
-    grouped: dict[str, list[dict]] = {}
-    for row in rows:
-        if "long_form" in row:
-            match = SEEDED.match(row["variant"])
-            grouped.setdefault(match["mechanism"] if match else row["variant"], []).append(row["long_form"]["multiples"])
+    grouped = {name: [run["long_form"]["multiples"] for run in runs if "long_form" in run]
+               for name, runs in by_mechanism(rows).items()}
+    grouped = {name: runs for name, runs in grouped.items() if runs}
     if not grouped:
         return
     multiples = sorted({int(m[:-1]) for runs in grouped.values() for run in runs for m in run})
@@ -228,12 +265,88 @@ def alignments_figure(rows: list[dict], out: Path, path: Path, sentence: str) ->
                                    columns=4), path)
 
 
+def true_alignment_file(out: Path, name: str) -> Path:
+    """Where variant ``name``'s teacher-forced alignment of the validation utterance with the true
+    phone timings is kept, beside its result file."""
+    return out / "results" / f"{name}.true_alignment.npz"
+
+
+def true_alignments_figure(rows: list[dict], out: Path, path: Path) -> None:
+    """One validation utterance's teacher-forced attention per mechanism, over the token really
+    being said (``out/results/<variant>.true_alignment.npz``; of each mechanism its lowest seed
+    with a file, mechanisms by their best-reading run), four to a row. Files of another utterance
+    than most of them (a study's runs all record the same one) are left out."""
+    chosen = []
+    for runs in by_mechanism(rows).values():
+        files = [true_alignment_file(out, run["variant"]) for run in runs]
+        present = [(run, file) for run, file in zip(runs, files) if file.is_file()]
+        if present:
+            chosen.append(present[0])
+    if not chosen:
+        return
+    saved = []
+    for run, file in chosen:
+        with np.load(file) as record:
+            saved.append((run, {key: record[key] for key in record.files}))
+    utterances = [str(record["utterance"]) for _, record in saved]
+    utterance = max(set(utterances), key=utterances.count)
+    panels = [(run, record) for run, record in saved if str(record["utterance"]) == utterance]
+    captions = [f"{run['variant']} (test CER {run['test'].get('cer', '–')}, update {int(record['step'])})\n"
+                f"peak on the true token ±1: {float(record['peak_accuracy']):.2f} · "
+                f"boundaries {float(record['boundary_error_ms']):.0f} ms off" for run, record in panels]
+    save_figure(alignment_grid([record["alignment"].astype(np.float32) for _, record in panels], captions,
+                               f"teacher-forced, validation utterance {utterance}: attention, and in white the "
+                               f"token being said (Festival's phone timings)", columns=4,
+                               truth=[record["truth"].astype(np.int64) for _, record in panels]), path)
+
+
+def _mean(values: Sequence[float | None], digits: int) -> str:
+    known = [v for v in values if v is not None]
+    return f"{np.mean(known):.{digits}f}" if known else "–"
+
+
+def _lost(runs: list[dict], multiple: str) -> str:
+    """"N of M": the passages of length ``multiple`` that lost the alignment, summed over the runs
+    that counted them."""
+    counted = [run[multiple] for run in runs if run.get(multiple, {}).get("lost") is not None]
+    return f"{sum(m['lost'] for m in counted)} of {sum(m['utterances'] for m in counted)}" if counted else "–"
+
+
+def truth_and_long_form_table(rows: list[dict]) -> str:
+    """A markdown table, one line per mechanism (:func:`by_mechanism`; means over its seeds): how
+    many seeds aligned (the study's definition) and the mean update, the last validation's tracking
+    accuracy and boundary error against the true phone timings, and the long passages' CER and
+    passages lost (summed over seeds) at each length. Empty when no run has either measure."""
+    lines = []
+    multiples: list[str] = sorted({m for r in rows for m in r.get("long_form", {}).get("multiples", {})},
+                                  key=lambda m: int(m[:-1]))
+    for name, runs in by_mechanism(rows).items():
+        last = [run["curve"][-1] for run in runs if run.get("curve")]
+        aligned = [run["aligned_at"]["step"] for run in runs if run.get("aligned_at", {}).get("step")]
+        long = [run["long_form"]["multiples"] for run in runs if "long_form" in run]
+        if not long and not any(p.get("val_true_tracking_accuracy") is not None for p in last):
+            continue
+        cer = " / ".join(_mean([run.get(m, {}).get("cer") for run in long], 3) for m in multiples) or "–"
+        lost = " / ".join(_lost(long, m) for m in multiples) or "–"
+        lines.append(f"| {name} | {len(runs)} | {len(aligned)} ({_mean(aligned, 0)}) | "
+                     f"{_mean([p.get('val_true_tracking_accuracy') for p in last], 3)} | "
+                     f"{_mean([p.get('val_true_boundary_error_ms') for p in last], 1)} | {cer} | {lost} |")
+    if not lines:
+        return ""
+    lengths = " / ".join(multiples) or "–"
+    return "\n".join([f"| mechanism | runs | aligned (mean update) | tracking accuracy, last validation | boundary "
+                      f"error, last validation (ms) | long-form CER {lengths} | passages lost {lengths} |",
+                      "|" + "---|" * 7, *lines]) + "\n"
+
+
 def write_report(out: Path, config: str, data: str, steps: int, sentence: str) -> dict:
     """``study.json``, ``study.md`` and the figures ``wer_curves.png``, ``cer_curves.png``,
-    ``diagonal_curves.png``, ``true_alignment_curves.png``, ``cost.png``, ``length.png``,
-    ``long_form.png`` (every run, seeds averaged) and ``alignments.png`` (the alignment files'
-    ``sentence``, :func:`alignments_figure`) under ``out`` from its result files (and ``cost.json``,
-    :func:`with_bench_cost`); the figures show first runs only (:func:`split_repeats`)."""
+    ``diagonal_curves.png``, ``true_alignment_curves.png``, ``boundary_error_curves.png`` (one line
+    per mechanism, seeds averaged), ``cost.png``, ``length.png``, ``long_form.png`` (every run,
+    seeds averaged), ``alignments.png`` (the alignment files' ``sentence``, :func:`alignments_figure`)
+    and ``true_alignments.png`` (:func:`true_alignments_figure`) under ``out`` from its result files
+    (and ``cost.json``, :func:`with_bench_cost`); the figures show first runs only
+    (:func:`split_repeats`)."""
     every_row = with_bench_cost(read_results(out), out)
     result = {"config": config, "data": data, "steps": steps, "rows": every_row}
     rows, _ = split_repeats(every_row)
@@ -246,6 +359,8 @@ def write_report(out: Path, config: str, data: str, steps: int, sentence: str) -
     cost_figure(rows, out / "cost.png")
     length_figure(rows, out / "length.png")
     true_alignment_curves_figure(rows, out / "true_alignment_curves.png")
+    boundary_error_curves_figure(rows, out / "boundary_error_curves.png")
     long_form_figure(every_row, out / "long_form.png")
     alignments_figure(rows, out, out / "alignments.png", sentence)
+    true_alignments_figure(rows, out, out / "true_alignments.png")
     return result
