@@ -197,3 +197,25 @@ def test_every_run_of_a_study_records_one_utterance_against_its_truth(tiny_exper
     assert Image.open(tmp_path / "truth.png").width == 2 * 420  # forward's first seed, then content
     assert not study.record_true_alignment(late, tiny_corpus, tmp_path / "none.npz")  # a corpus without timings
     assert not (tmp_path / "none.npz").exists()
+
+
+def test_plot_alignment_draws_the_truth_where_the_corpus_has_timings(tiny_experiment, timed_corpus, tiny_corpus,
+                                                                     tmp_path, capsys):
+    from tts import checkpoint
+    from tts.evaluation.alignment_figures import teacher_forced
+    from tts.evaluation.study import truth_utterance
+
+    loaded = checkpoint.load(tiny_experiment / "checkpoint_00000004.pt")
+    uid = truth_utterance(loaded, timed_corpus)
+    assert uid is not None
+    timed, untimed = teacher_forced(loaded, timed_corpus, uid), teacher_forced(loaded, tiny_corpus, uid)
+    assert timed.truth is not None and timed.truth.shape == (timed.alignment.shape[0],)
+    assert timed.true_score is not None and 0.0 <= timed.true_score.peak_accuracy <= 1.0
+    assert untimed.truth is None and untimed.true_score is None
+    np.testing.assert_array_equal(timed.alignment, untimed.alignment)  # the truth is drawn, the attention the same
+    ckpt = str(tiny_experiment / "checkpoint_00000004.pt")
+    for checkpoints, name in (([ckpt], "one.png"), ([ckpt, ckpt], "two.png")):
+        assert cli.main(["plot-alignment", "--checkpoint", *checkpoints, "--data", str(timed_corpus), "--utterance",
+                         uid, "--out", str(tmp_path / name)]) == 0
+        assert (tmp_path / name).stat().st_size > 10_000
+    assert "wrote" in capsys.readouterr().out

@@ -17,13 +17,22 @@ import numpy as np  # noqa: E402
 from tts.fileio import atomic_path  # noqa: E402
 
 
+def _draw_truth(ax: plt.Axes, truth: np.ndarray) -> None:
+    """The token really being said at each decoder step ``(T_steps,)`` (-1: none) as a thin white
+    line over an attention panel, broken where no token is timed."""
+    said = np.where(truth >= 0, truth, np.nan).astype(float)
+    ax.step(np.arange(len(said)), said, where="mid", color="white", lw=0.7, alpha=0.9)
+
+
 def alignment_figure(alignment: np.ndarray, mel: np.ndarray | None = None, stop_probs: np.ndarray | None = None,
                      tokens: list[str] | None = None, target_mel: np.ndarray | None = None, title: str = "",
-                     stop_threshold: float = 0.5, reduction_factor: int = 1) -> plt.Figure:
+                     stop_threshold: float = 0.5, reduction_factor: int = 1,
+                     truth: np.ndarray | None = None) -> plt.Figure:
     """Build the figure.
 
     alignment ``(T_steps, T_text)``; mel / target_mel ``(n_mels, T_mel)`` with ``T_mel = T_steps · r``;
-    stop_probs ``(T_steps,)``; tokens: one label per text position. Every panel shares the
+    stop_probs ``(T_steps,)``; tokens: one label per text position; truth ``(T_steps,)``: the token
+    really being said at each step (-1: none), drawn over the attention. Every panel shares the
     decoder-step x axis (mels are drawn in decoder steps: frame / r).
     """
     steps, n_text = alignment.shape
@@ -42,6 +51,8 @@ def alignment_figure(alignment: np.ndarray, mel: np.ndarray | None = None, stop_
     ax = axes[len(panels)]
     ax.imshow(alignment.T, origin="lower", aspect="auto", interpolation="none", cmap="viridis", vmin=0,
               vmax=max(float(alignment.max()), 1e-6))
+    if truth is not None:
+        _draw_truth(ax, truth)
     ax.set_ylabel("input token")
     if tokens is not None:
         ax.set_yticks(range(len(tokens)))
@@ -63,11 +74,11 @@ def alignment_figure(alignment: np.ndarray, mel: np.ndarray | None = None, stop_
 
 
 def alignment_grid(alignments: list[np.ndarray], captions: list[str], title: str, columns: int | None = None,
-                   truth: list[np.ndarray] | None = None) -> plt.Figure:
+                   truth: Sequence[np.ndarray | None] | None = None) -> plt.Figure:
     """Alignments ``(T_steps, T_text)`` of several checkpoints side by side, ``columns`` to a row
     (default: all in one row), e.g. how alignment formed in training or one sentence per mechanism.
-    ``truth``: per panel the token really being said at each step ``(T_steps,)`` (-1: none), drawn
-    over the attention as a thin white line (breaks where no token is timed)."""
+    ``truth``: per panel the token really being said at each step ``(T_steps,)`` (-1: none; None: no
+    truth for that panel), drawn over the attention as a thin white line."""
     columns = min(columns or len(alignments), len(alignments))
     rows = -(-len(alignments) // columns)
     fig, axes = plt.subplots(rows, columns, figsize=(4.2 * columns, 4.2 * rows), squeeze=False, layout="constrained")
@@ -75,9 +86,9 @@ def alignment_grid(alignments: list[np.ndarray], captions: list[str], title: str
         ax.axis("off")
     for i, (ax, alignment, caption) in enumerate(zip(axes.flat, alignments, captions)):
         ax.imshow(np.asarray(alignment).T, origin="lower", aspect="auto", interpolation="none", cmap="viridis")
-        if truth is not None:
-            said = np.where(truth[i] >= 0, truth[i], np.nan).astype(float)
-            ax.step(np.arange(len(said)), said, where="mid", color="white", lw=0.7, alpha=0.9)
+        panel_truth = truth[i] if truth is not None else None
+        if panel_truth is not None:
+            _draw_truth(ax, panel_truth)
         ax.set_title(caption, fontsize=7)
         ax.set_xlabel("decoder step")
     for row in axes:

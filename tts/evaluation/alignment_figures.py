@@ -14,9 +14,11 @@ import torch
 from tts import checkpoint
 from tts.config import resolve_inference
 from tts.data import FeatureDataset
+from tts.data.token_timings import corpus_token_timings
 from tts.errors import TTSError
 from tts.fileio import writable_folder
 from tts.metrics import AttentionReport, attention_report
+from tts.metrics.true_alignment import TrueAlignmentScore, true_alignment_score, true_tokens_of_steps
 from tts.models.layers import decoder_steps
 from tts.plots import alignment_figure, alignment_grid, head_grid
 from tts.synthesis import Synthesizer
@@ -26,7 +28,9 @@ from tts.text import Tokenizer
 @dataclass
 class Panel:
     """What one checkpoint's figure shows: alignment ``(T_steps, T_text)``, heads ``(L, H, T_steps,
-    T_text)`` of multi-head models, mels ``(n_mels, T_mel)``, stop probabilities ``(T_steps,)``."""
+    T_text)`` of multi-head models, mels ``(n_mels, T_mel)``, stop probabilities ``(T_steps,)``;
+    teacher-forced on a corpus with phone timings, the token really being said at each step
+    ``truth`` ``(T_steps,)`` (-1: none) and the alignment's score against it."""
 
     alignment: np.ndarray
     heads: np.ndarray | None
@@ -38,11 +42,14 @@ class Panel:
     title: str
     step: int = 0
     r: int = 1
+    truth: np.ndarray | None = None
+    true_score: TrueAlignmentScore | None = None
 
 
 def teacher_forced(loaded: checkpoint.LoadedModel, data_root: str | Path, utterance: str,
                    split: str = "val") -> Panel:
-    """Alignment, predicted/target mel and stop curve of a corpus utterance under teacher forcing."""
+    """Alignment, predicted/target mel and stop curve of a corpus utterance under teacher forcing,
+    and where its timings map cleanly onto its tokens (as validation scores them), the truth."""
     config, model = loaded.config, loaded.model
     dataset = FeatureDataset.of(data_root, config, split)
     index = {e["id"]: i for i, e in enumerate(dataset.entries)}
@@ -59,9 +66,21 @@ def teacher_forced(loaded: checkpoint.LoadedModel, data_root: str | Path, uttera
     tokens = Tokenizer.for_config(config.text, loaded.inventory).ids_to_symbols(batch.ids[0, :n_text].tolist())
     heads = (output.attention_heads[0, :, :, :steps, :n_text].float().numpy()
              if output.attention_heads is not None else None)
-    return Panel(alignment, heads, output.mel_after[0, :, :n_frames].float().numpy(),
-                 batch.mels[0, :, :n_frames].numpy(), torch.sigmoid(output.stop_logits[0, :steps]).float().numpy(),
-                 tokens, attention_report(alignment, symbols=tokens), f"{utterance} (teacher-forced)")
+    panel = Panel(alignment, heads, output.mel_after[0, :, :n_frames].float().numpy(),
+                  batch.mels[0, :, :n_frames].numpy(), torch.sigmoid(output.stop_logits[0, :steps]).float().numpy(),
+                  tokens, attention_report(alignment, symbols=tokens), f"{utterance} (teacher-forced)")
+    timings = corpus_token_timings(data_root, utterance, tokens, config.audio)
+    if timings is not None and timings.clean:
+        frame_ms = 1000.0 * config.audio.hop_length / config.audio.sample_rate
+        panel.truth = true_tokens_of_steps(timings.intervals, steps, r)
+        panel.true_score = true_alignment_score(alignment, timings.intervals, n_frames, frame_ms, r)
+    return panel
+
+
+def truth_caption(score: TrueAlignmentScore) -> str:
+    """One line on an alignment against the truth, for a figure."""
+    return (f"peak on the true token ±1: {score.peak_accuracy:.2f} · boundaries "
+            f"{score.boundary_error_ms:.0f} ms off (white: the token being said)")
 
 
 def free_running(synthesizer: Synthesizer, text: str, speaker: str | None = None) -> Panel:
@@ -114,6 +133,7 @@ def plot_alignments(checkpoints: list[str], out: str | Path, text: str | None = 
             panel.alignment = panel.heads[head[0], head[1]]
             panel.report = attention_report(panel.alignment, symbols=panel.tokens)
             panel.title += f" · layer {head[0]} head {head[1]}"
+            panel.true_score = None  # scored for the guided heads' mean, not this head
         panels.append(panel)
     first = panels[0]
     if all_heads and first.heads is not None:
@@ -124,11 +144,14 @@ def plot_alignments(checkpoints: list[str], out: str | Path, text: str | None = 
     elif len(panels) == 1:
         fig = alignment_figure(first.alignment, mel=first.mel, target_mel=first.target_mel,
                                stop_probs=first.stop_probs, tokens=first.tokens, reduction_factor=first.r,
-                               stop_threshold=stop_threshold,
-                               title=f"{first.title} · step {first.step}\n{first.report.summary()}")
+                               stop_threshold=stop_threshold, truth=first.truth,
+                               title=f"{first.title} · step {first.step}\n{first.report.summary()}"
+                                     + (f"\n{truth_caption(first.true_score)}" if first.true_score else ""))
     else:
-        fig = alignment_grid([p.alignment for p in panels], [f"step {p.step}\n{p.report.summary()}" for p in panels],
-                             first.title)
+        fig = alignment_grid([p.alignment for p in panels],
+                             [f"step {p.step}\n{p.report.summary()}" + (f"\n{truth_caption(p.true_score)}"
+                                                                         if p.true_score else "") for p in panels],
+                             first.title, truth=[p.truth for p in panels])
     out.parent.mkdir(parents=True, exist_ok=True)
     fig.savefig(out, dpi=100)
     plt.close(fig)

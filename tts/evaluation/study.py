@@ -27,7 +27,7 @@ import numpy as np
 from tts import checkpoint
 from tts.config import load_config
 from tts.data import FeatureDataset, compute_features, feature_dir, require_corpus
-from tts.data.token_timings import TrueIntervals, corpus_token_timings
+from tts.data.token_timings import TrueIntervals
 from tts.errors import TTSError
 from tts.evaluation.alignment_figures import free_running, teacher_forced
 from tts.evaluation.held_out import evaluate
@@ -38,7 +38,6 @@ from tts.evaluation.study_report import alignment_file, alignment_text, true_ali
 from tts.evaluation.timing import decoder_step_ms
 from tts.fileio import atomic_path
 from tts.metrics.asr import normalize_for_scoring
-from tts.metrics.true_alignment import true_alignment_score, true_tokens_of_steps
 from tts.synthesis import Synthesizer
 from tts.text import Tokenizer
 from tts.training.experiment import ExperimentFolder
@@ -284,15 +283,10 @@ def record_true_alignment(loaded: checkpoint.LoadedModel, data_root: Path, path:
     if uid is None:
         return False
     panel = teacher_forced(loaded, data_root, uid)
-    audio, r = loaded.config.audio, loaded.model.reduction_factor
-    timings = corpus_token_timings(data_root, uid, panel.tokens, audio)
-    assert timings is not None  # truth_utterance chose it for its timings
-    intervals, frame_ms = timings.intervals, 1000.0 * audio.hop_length / audio.sample_rate
-    assert panel.target_mel is not None  # teacher-forced: the recording's mel
-    score = true_alignment_score(panel.alignment, intervals, panel.target_mel.shape[1], frame_ms, r)
+    score = panel.true_score
+    assert panel.truth is not None and score is not None  # truth_utterance chose it for its clean timings
     with atomic_path(path) as tmp, tmp.open("wb") as f:
-        np.savez_compressed(f, alignment=panel.alignment.astype(np.float16),
-                            truth=true_tokens_of_steps(intervals, panel.alignment.shape[0], r).astype(np.int16),
+        np.savez_compressed(f, alignment=panel.alignment.astype(np.float16), truth=panel.truth.astype(np.int16),
                             utterance=uid, step=loaded.step, peak_accuracy=score.peak_accuracy,
                             tracking_accuracy=score.tracking_accuracy, boundary_error_ms=score.boundary_error_ms)
     return True
