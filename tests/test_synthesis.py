@@ -356,6 +356,7 @@ def test_study_trains_and_compares_variants_and_resumes(tiny_corpus, tmp_path):
         assert 0 < row["decoder_step_ms"] < 1000
         assert row["trained_on"] == [describe_device(torch.device("cpu"))]  # one session, this machine
         assert row["seed"] == 1234 and row["commit"] != "unknown" and row["threads"] >= 1
+        assert row["trained_by_commits"] == [row["commit"]]  # every session's code, here the measuring code's
         assert row["cpu_instructions"] == [" ".join(cpu_instructions())] and row["utterances_per_lane_hour"] > 0
         saved = json.loads((tmp_path / "study" / "results" / f"{row['variant']}.json").read_text())
         assert saved == row  # the small result file to commit

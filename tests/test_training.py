@@ -425,6 +425,9 @@ def test_resume_rewrites_metrics_after_the_checkpoint_and_cleans_temp_files(tiny
     sessions = [json.loads(line) for line in (exp / "sessions.jsonl").read_text().splitlines()]
     assert [s["step"] for s in sessions] == [0, 2]
     assert all(s["device"].startswith("cpu (") and s["torch"] == torch.__version__ for s in sessions)
+    from tts.training.experiment import code_version
+
+    assert all(s["commit"] == code_version() != "unknown" for s in sessions)  # the code that trained each session
     from tts.devices import NOTABLE_INSTRUCTIONS, cpu_instructions
 
     assert all(s["cpu_instructions"] == cpu_instructions() for s in sessions)  # bf16 numbers depend on them

@@ -40,7 +40,7 @@ from tts.fileio import atomic_path
 from tts.metrics.asr import normalize_for_scoring
 from tts.synthesis import Synthesizer
 from tts.text import Tokenizer
-from tts.training.experiment import ExperimentFolder
+from tts.training.experiment import ExperimentFolder, code_version
 from tts.training.trainer import Trainer
 
 ALIGNED_DIAGONAL, ALIGNED_FOCUS = 0.9, 0.5
@@ -107,22 +107,6 @@ def with_seeds(variants: list[Variant], seeds: list[int]) -> list[Variant]:
     if len(set(seeds)) != len(seeds):
         raise TTSError(f"--seeds {' '.join(map(str, seeds))}: give each seed once")
     return [Variant(f"{v.name}-s{seed}", [*v.overrides, f"train.seed={seed}"]) for v in variants for seed in seeds]
-
-
-def code_version() -> str:
-    """The commit of the code that runs (with ``+changes`` when the checkout has uncommitted
-    changes to tracked files); ``unknown`` outside a git checkout."""
-    import subprocess
-
-    repo = Path(__file__).resolve().parents[2]
-    try:
-        head = subprocess.run(["git", "rev-parse", "--short", "HEAD"], cwd=repo, capture_output=True, text=True,
-                              check=True).stdout.strip()
-        dirty = subprocess.run(["git", "status", "--porcelain", "--untracked-files=no"], cwd=repo,
-                               capture_output=True, text=True, check=True).stdout.strip()
-    except (OSError, subprocess.CalledProcessError):
-        return "unknown"
-    return head + ("+changes" if dirty else "")
 
 
 def throughput(exp: Path, frames_per_utterance: float) -> dict:
@@ -216,6 +200,14 @@ def training_devices(exp: Path) -> list[str]:
     """The devices that trained the run in ``exp``, in the order its sessions started (bf16
     numbers depend on the CPU: the same seed on another CPU is another run)."""
     return list(dict.fromkeys(session["device"] for session in ExperimentFolder(exp).read_sessions()))
+
+
+def training_commits(exp: Path) -> list[str]:
+    """The commits of the code that trained the run in ``exp``, in the order its sessions started
+    (``commit`` above is the one that measured it; sessions from before commits were recorded say
+    so)."""
+    return list(dict.fromkeys(session.get("commit", "(not recorded)")
+                              for session in ExperimentFolder(exp).read_sessions()))
 
 
 def utterance_errors(eval_dir: Path) -> dict[str, list[int]]:
@@ -345,6 +337,7 @@ def run_variant(config_path: Path, data_root: Path, out: Path, variant: Variant,
     cache_stats = json.loads((feature_dir(data_root, loaded.config.audio, loaded.config.text) / "stats.json").read_text())
     row: dict[str, Any] = {"variant": variant.name, "overrides": variant.overrides, "steps": plan.steps,
                            "seed": loaded.config.train.seed, "commit": code_version(),
+                           "trained_by_commits": training_commits(exp),
                            **throughput(exp, cache_stats["frames_per_utterance"]["mean"]),
                            "study": {k: identity[k] for k in RECORDED},
                            "aligned_at": alignment_point(metrics, plan.aligned_accuracy),

@@ -1,5 +1,6 @@
 """An experiment folder: its lock, checkpoints (last K + best), ``metrics.jsonl``,
-``sessions.jsonl`` (where and with what each start or resume of the run trained), and the random
+``sessions.jsonl`` (where, with what and with which commit each start or resume of the run
+trained, :func:`code_version`), and the random
 state a checkpoint carries for exact resume.
 
 One training process owns a folder at a time (an exclusive ``flock`` on ``.lock``, released by
@@ -17,6 +18,7 @@ import os
 import random
 import re
 import socket
+import subprocess
 from pathlib import Path
 from typing import Any, TextIO
 
@@ -26,6 +28,20 @@ import torch
 from tts.errors import TTSError
 
 _STEP_RE = re.compile(r"checkpoint_(\d+)\.pt$")
+
+
+def code_version() -> str:
+    """The commit of the code that runs (with ``+changes`` when the checkout has uncommitted
+    changes to tracked files); ``unknown`` outside a git checkout."""
+    repo = Path(__file__).resolve().parents[2]
+    try:
+        head = subprocess.run(["git", "rev-parse", "--short", "HEAD"], cwd=repo, capture_output=True, text=True,
+                              check=True).stdout.strip()
+        dirty = subprocess.run(["git", "status", "--porcelain", "--untracked-files=no"], cwd=repo,
+                               capture_output=True, text=True, check=True).stdout.strip()
+    except (OSError, subprocess.CalledProcessError):
+        return "unknown"
+    return head + ("+changes" if dirty else "")
 
 
 def checkpoint_step(path: Path) -> int:

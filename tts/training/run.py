@@ -33,7 +33,7 @@ from tts.config.experiment import Config
 from tts.devices import cpu_instructions, describe_device, resolve_device
 from tts.errors import Interrupted, TTSError
 from tts.fileio import WriteError
-from tts.training.experiment import ExperimentFolder, rng_state, set_rng_state
+from tts.training.experiment import ExperimentFolder, code_version, rng_state, set_rng_state
 
 Made = TypeVar("Made")
 
@@ -175,7 +175,7 @@ class TrainingRun(Generic[Config]):
         session = {"step": self.state.step, "started": time.strftime("%Y-%m-%dT%H:%M:%S%z"),
                    "device": describe_device(self.device), "cpu_instructions": cpu_instructions(),
                    "world_size": self.world_size,
-                   "torch": torch.__version__, "host": socket.gethostname()}
+                   "torch": torch.__version__, "host": socket.gethostname(), "commit": code_version()}
         self.folder.log_session(session)
         log.info("session from step %d on %s, torch %s (sessions.jsonl)", session["step"], session["device"],
                  session["torch"])
