@@ -65,6 +65,15 @@ INT8_INSTRUCTIONS = ("avx512_vnni", "avx_vnni", "amx_int8")
 NOTABLE_INSTRUCTIONS = ("avx2", "avx512f", "avx512_bf16", "avx512_vnni", "avx_vnni", "amx_bf16", "amx_int8")
 
 
+def cpu_class(instructions: list[str]) -> str:
+    """A short name for a CPU by the most capable of its :data:`NOTABLE_INSTRUCTIONS` (what its bf16
+    numbers depend on): "AMX", "AVX-512 BF16", "AVX-512", "AVX2" or "unknown" (none recorded)."""
+    for flag, name in (("amx_bf16", "AMX"), ("avx512_bf16", "AVX-512 BF16"), ("avx512f", "AVX-512"), ("avx2", "AVX2")):
+        if flag in instructions:
+            return name
+    return "unknown"
+
+
 def cpu_instructions() -> list[str]:
     """Which of :data:`NOTABLE_INSTRUCTIONS` this CPU has (``/proc/cpuinfo`` flags; [] where unknown),
     recorded with every training session: the same seed in bf16 on another CPU is another run."""

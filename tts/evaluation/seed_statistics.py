@@ -8,14 +8,17 @@ seeds with replacement; a mechanism's CER in a replicate is the mean over its dr
 pooled CER (character errors / characters) over the drawn sentences. A difference is called real
 when its interval excludes zero. With three seeds, resampling seeds understates their variance by a
 factor of about (n − 1)/n; the between-seed SD is shown beside it so that a reader can judge.
+The table names the CPU class that trained each seed (bf16 numbers depend on it).
 """
 
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import numpy as np
+
+from tts.devices import cpu_class
 
 SEEDED = re.compile(r"^(?P<mechanism>.+)-s(?P<seed>\d+)$")
 
@@ -29,6 +32,7 @@ class SeededRun:
     ids: list[str]
     char_errors: np.ndarray
     chars: np.ndarray
+    cpu: str = "unknown"  # the CPU class(es) that trained it (:func:`~tts.devices.cpu_class`), "/"-joined
 
     @property
     def cer(self) -> float:
@@ -44,8 +48,10 @@ def seeded_runs(rows: list[dict]) -> dict[str, list[SeededRun]]:
         errors = row.get("test_utterances") or {}
         if match is None or "char_errors" not in errors:
             continue
+        cpu = "/".join(dict.fromkeys(cpu_class(s.split()) for s in row.get("cpu_instructions", []))) or "unknown"
         run = SeededRun(match["mechanism"], int(match["seed"]), list(errors["ids"]),
-                        np.asarray(errors["char_errors"], dtype=np.float64), np.asarray(errors["chars"], dtype=np.float64))
+                        np.asarray(errors["char_errors"], dtype=np.float64), np.asarray(errors["chars"], dtype=np.float64),
+                        cpu)
         grouped.setdefault(run.mechanism, []).append(run)
     return {name: sorted(runs, key=lambda r: r.seed) for name, runs in sorted(grouped.items())}
 
@@ -105,6 +111,7 @@ class MechanismSummary:
     seeds: list[int]
     cers: list[float]
     versus_best: Difference | None
+    cpus: list[str] = field(default_factory=list)  # per seed, :attr:`SeededRun.cpu`
 
     @property
     def mean(self) -> float:
@@ -124,7 +131,8 @@ def compare_mechanisms(rows: list[dict], replicates: int = 2000, seed: int = 0) 
     for name in order:
         runs = grouped[name]
         versus = None if name == order[0] else bootstrap_difference(runs, grouped[order[0]], replicates, seed)
-        summaries.append(MechanismSummary(name, [r.seed for r in runs], [r.cer for r in runs], versus))
+        summaries.append(MechanismSummary(name, [r.seed for r in runs], [r.cer for r in runs], versus,
+                                          [r.cpu for r in runs]))
     return summaries
 
 
@@ -133,7 +141,7 @@ def mechanisms_table(summaries: list[MechanismSummary]) -> str:
     if not summaries:
         return ""
     lines = ["| mechanism | seeds | test CER, mean ± between-seed SD | per seed | vs best (95 % interval) | "
-             "difference |", "|" + "---|" * 6]
+             "difference | CPU per seed |", "|" + "---|" * 7]
     for s in summaries:
         spread = f" ± {s.between_seed_sd:.3f}" if s.between_seed_sd is not None else ""
         versus, verdict = "–", "best"
@@ -142,5 +150,5 @@ def mechanisms_table(summaries: list[MechanismSummary]) -> str:
             versus = f"{d.mean:+.3f} [{d.low:+.3f}, {d.high:+.3f}]"
             verdict = "real" if d.real else "within seed and sentence noise"
         lines.append(f"| {s.mechanism} | {len(s.seeds)} | {s.mean:.3f}{spread} | "
-                     f"{', '.join(f'{c:.3f}' for c in s.cers)} | {versus} | {verdict} |")
+                     f"{', '.join(f'{c:.3f}' for c in s.cers)} | {versus} | {verdict} | {', '.join(s.cpus)} |")
     return "\n".join(lines) + "\n"
