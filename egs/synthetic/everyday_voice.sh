@@ -7,7 +7,7 @@
 #                                        [--words] [--corpora-only] [-- key=value ...]
 # --start: the voice to fine-tune (default: the release before the bundled one, from git history);
 # --releases: which to export and score (best: the best validation checkpoint, the only one chosen
-# without reading a test set); --words: train on data/everyday_words, the same corpus joined with carrier
+# without reading a test set; none: train only, to choose among the checkpoints otherwise); --words: train on data/everyday_words, the same corpus joined with carrier
 # sentences that say each of the 20,000 most frequent English words at least twice (prepare.py --texts
 # words). JOBS (default 2): Festival processes speaking the corpora.
 # Needs the synthetic corpus (bash egs/synthetic/run.sh --stop-stage 1). The bundled voice is
@@ -71,6 +71,7 @@ $TTS train --config "$out/bundled_config.yaml" --data "$corpus" --out "$out/ft" 
   train.checkpoint_every=250 train.validate_every=250 train.keep_last=8 optim.schedule.decay_steps=750 \
   "${overrides[@]+"${overrides[@]}"}"
 
+[ "$releases" = none ] && exit 0
 log "releases ($releases): the last checkpoint, the best validation checkpoint, the mean of the last four checkpoints' weights"
 for release in $releases; do
   case "$release" in
