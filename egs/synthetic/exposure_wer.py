@@ -35,8 +35,10 @@ from tts.audio import MelSpectrogram, edge_silence
 from tts.data import Batch
 from tts.data.engines import speak
 from tts.devices import cpu_instructions, describe_device
+from tts.errors import TTSError
 from tts.evaluation.robustness import load_suite
 from tts.metrics.asr import Recognizer, error_counts
+from tts.models.decoding import AutoregressiveTTS
 from tts.synthesis import Synthesizer
 from tts.text.normalize import normalize_text
 
@@ -48,6 +50,8 @@ def teacher_forced_mels(synthesizer: Synthesizer, text: str, mel: torch.Tensor, 
     """The postnet mels ``(n_mels, T_mel)`` of ``text`` with the recording's mel ``(n_mels, T_mel)``
     as the decoder's input, and with the voice's own teacher-forced predictions as its input."""
     model, frames = synthesizer.model, mel.shape[1]
+    if not isinstance(model, AutoregressiveTTS):
+        raise TTSError("teacher forcing needs a PyTorch checkpoint, not an ONNX export")
     ids = torch.tensor([synthesizer.tokenizer.encode_verbose(text).ids])
     t_mel = frames + (-frames) % model.reduction_factor
     silence = float(mel.min())
