@@ -78,9 +78,8 @@ def teacher_forced(loaded: checkpoint.LoadedModel, data_root: str | Path, uttera
 
 
 def truth_caption(score: TrueAlignmentScore) -> str:
-    """One line on an alignment against the truth, for a figure."""
-    return (f"peak on the true token ±1: {score.peak_accuracy:.2f} · boundaries "
-            f"{score.boundary_error_ms:.0f} ms off (white: the token being said)")
+    """The line under an alignment drawn over the truth."""
+    return f"{score.summary()} (white: the token being said)"
 
 
 def free_running(synthesizer: Synthesizer, text: str, speaker: str | None = None) -> Panel:

@@ -284,6 +284,13 @@ def record_true_alignment(loaded: checkpoint.LoadedModel, data_root: Path, path:
     return True
 
 
+def record_missing_true_alignment(out: Path, name: str, evaluated: Path, data_root: Path) -> None:
+    """Variant ``name``'s true alignment from its ``evaluated`` checkpoint, where it has none and
+    the checkpoint is here (runs finished before it was recorded)."""
+    if evaluated.is_file() and not true_alignment_file(out, name).is_file():
+        record_true_alignment(checkpoint.load(evaluated), data_root, true_alignment_file(out, name))
+
+
 def record_missing_alignments(out: Path, data_root: Path, evaluate: str, steps: int, device: str | None) -> None:
     """The alignment files of every finished variant whose evaluated checkpoint (``evaluate``:
     "best" or "last", the update ``steps``) is in the study folder: the free-running one where it
@@ -296,8 +303,7 @@ def record_missing_alignments(out: Path, data_root: Path, evaluate: str, steps: 
             continue
         if alignment_text(alignment_file(out, result_file.stem)) != ALIGNMENT_SENTENCE:
             record_alignment(checkpoint.load(evaluated), alignment_file(out, result_file.stem), device)
-        if not true_alignment_file(out, result_file.stem).is_file():
-            record_true_alignment(checkpoint.load(evaluated), data_root, true_alignment_file(out, result_file.stem))
+        record_missing_true_alignment(out, result_file.stem, evaluated, data_root)
 
 
 def run_variant(config_path: Path, data_root: Path, out: Path, variant: Variant, plan: StudyPlan,
@@ -312,9 +318,7 @@ def run_variant(config_path: Path, data_root: Path, out: Path, variant: Variant,
         if plan.long_form and "long_form" not in finished:
             finished["long_form"] = long_form_of(out / variant.name, plan, data_root, device, progress)
             result_file.write_text(json.dumps(finished, indent=1))
-        evaluated = evaluated_checkpoint(out / variant.name, plan)
-        if not true_alignment_file(out, variant.name).is_file() and evaluated.is_file():
-            record_true_alignment(checkpoint.load(evaluated), data_root, true_alignment_file(out, variant.name))
+        record_missing_true_alignment(out, variant.name, evaluated_checkpoint(out / variant.name, plan), data_root)
         return finished
     compute_features(data_root, load_config(config_path, variant.overrides), progress=progress)
     exp = out / variant.name

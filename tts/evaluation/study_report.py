@@ -15,6 +15,7 @@ import numpy as np
 
 from tts.evaluation.robustness import LONG_MULTIPLES
 from tts.evaluation.seed_statistics import SEEDED, compare_mechanisms, mechanisms_table
+from tts.metrics.true_alignment import score_line
 from tts.plots import alignment_grid, figure_of_lines, save_figure, scatter_figure
 
 
@@ -292,8 +293,8 @@ def true_alignments_figure(rows: list[dict], out: Path, path: Path) -> None:
     utterance = max(set(utterances), key=utterances.count)
     panels = [(run, record) for run, record in saved if str(record["utterance"]) == utterance]
     captions = [f"{run['variant']} (test CER {run['test'].get('cer', '–')}, update {int(record['step'])})\n"
-                f"peak on the true token ±1: {float(record['peak_accuracy']):.2f} · "
-                f"boundaries {float(record['boundary_error_ms']):.0f} ms off" for run, record in panels]
+                + score_line(float(record["peak_accuracy"]), float(record["boundary_error_ms"]))
+                for run, record in panels]
     save_figure(alignment_grid([record["alignment"].astype(np.float32) for _, record in panels], captions,
                                f"teacher-forced, validation utterance {utterance}: attention, and in white the "
                                f"token being said (Festival's phone timings)", columns=4,

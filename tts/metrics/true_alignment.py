@@ -36,6 +36,16 @@ class TrueAlignmentScore:
     scored_steps: int
     timed_tokens: int
 
+    def summary(self) -> str:
+        """One line for a figure (:func:`score_line`)."""
+        return score_line(self.peak_accuracy, self.boundary_error_ms)
+
+
+def score_line(peak_accuracy: float, boundary_error_ms: float) -> str:
+    """How an alignment fares against the truth, in one line: its peak accuracy (±1 token) and
+    boundary error."""
+    return f"peak on the true token ±1: {peak_accuracy:.2f} · boundaries {boundary_error_ms:.0f} ms off"
+
 
 def durations_from_alignment(alignment: np.ndarray, n_frames: int, reduction_factor: int = 1) -> np.ndarray:
     """Frames per token ``(T_text,)`` from an alignment ``(T_steps, T_text)``: each step's ``r``
