@@ -36,9 +36,25 @@ def test_mixed_inputs_hold_predictions_on_real_frames_only():
     assert everything.ids is batch.ids and not torch.equal(batch.mels, everything.mels)
 
 
+def test_each_further_pass_predicts_from_the_previous_mix():
+    torch.manual_seed(0)
+    model = TransformerTTS(small(), n_symbols=130).eval()
+    batch = random_batch()
+    real = batch.mel_mask.unsqueeze(1).expand_as(batch.mels)
+    once = mix_in_predictions(model, batch, 1.0)
+    twice = mix_in_predictions(model, batch, 1.0, passes=2)
+    torch.testing.assert_close(twice.mels[real], model(once).mel_before[real])
+    torch.testing.assert_close(twice.mels[~real], batch.mels[~real])
+    assert not torch.allclose(twice.mels[real], once.mels[real])
+    # the first frame's prediction sees only the go frame, so no pass can change it
+    torch.testing.assert_close(twice.mels[:, :, 0], once.mels[:, :, 0])
+
+
 def test_probability_outside_unit_interval_is_a_config_error():
     with pytest.raises(ConfigError, match="scheduled_sampling.probability"):
         config_from_dict({"train": {"scheduled_sampling": {"probability": 1.5}}})
+    with pytest.raises(ConfigError, match="scheduled_sampling.passes"):
+        config_from_dict({"train": {"scheduled_sampling": {"passes": 0}}})
 
 
 def test_training_logs_the_ramp(tiny_corpus, tmp_path, monkeypatch):
@@ -46,11 +62,12 @@ def test_training_logs_the_ramp(tiny_corpus, tmp_path, monkeypatch):
 
     used = []
     monkeypatch.setattr(trainer, "mix_in_predictions",
-                        lambda model, batch, p: used.append(p) or mix_in_predictions(model, batch, p))
+                        lambda model, batch, p, passes: used.append((p, passes)) or mix_in_predictions(model, batch, p))
     d = tiny_config_dict()
-    d["train"].update(max_steps=4, log_every=1, scheduled_sampling={"probability": 0.5, "start_step": 1, "ramp_steps": 2})
+    d["train"].update(max_steps=4, log_every=1,
+                      scheduled_sampling={"probability": 0.5, "start_step": 1, "ramp_steps": 2, "passes": 3})
     Trainer(config_from_dict(d), tiny_corpus, tmp_path / "exp", progress=False).fit()
-    assert used == [0.25, 0.5, 0.5]  # step 1 is plain teacher forcing, then the decoder is fed its predictions
+    assert used == [(0.25, 3), (0.5, 3), (0.5, 3)]  # step 1 is plain teacher forcing, then the decoder is fed its predictions
     records = [json.loads(x) for x in (tmp_path / "exp" / "metrics.jsonl").read_text().splitlines()]
     train = [r for r in records if "split" not in r]
     assert [r["sampling_probability"] for r in train] == [0.0, 0.25, 0.5, 0.5]

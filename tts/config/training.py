@@ -98,11 +98,14 @@ class ReductionStage:
 class ScheduledSamplingConfig:
     """Parallel scheduled sampling: feed the decoder its own teacher-forced predictions instead of
     the ground-truth previous frame with ``probability``, ramped linearly from 0 at ``start_step``
-    over ``ramp_steps`` (0: at once). 0 disables it (plain teacher forcing)."""
+    over ``ramp_steps`` (0: at once). 0 disables it (plain teacher forcing). ``passes``: how many
+    gradient-free passes build the inputs, each fed the previous one's mix, so a decoder input can
+    carry up to ``passes`` steps of the model's own error (1: Duckworth et al.'s single pass)."""
 
     probability: float = bounded(0.0, 0.0, 1.0)
     start_step: int = bounded(0, 0)
     ramp_steps: int = bounded(0, 0)
+    passes: int = bounded(1, 1)
 
 
 @dataclass

@@ -5,8 +5,10 @@ ground-truth frame; at inference it then drifts on its own output and ignores th
 exposure bias that keeps Transformer-TTS unintelligible long after its attention is diagonal).
 Here a first teacher-forced pass without gradients predicts every frame, and each decoder input
 frame is replaced by that prediction with some probability; the second pass, whose loss is
-trained against the real targets, has to read the text to correct its own mistakes. Works for
-any model whose forward builds its decoder inputs from ``batch.mels``.
+trained against the real targets, has to read the text to correct its own mistakes. One pass
+teaches it to survive one step of its own error; more passes (each predicting from the previous
+pass's mixed inputs) compound the error over as many steps, nearer the drift of free-running.
+Works for any model whose forward builds its decoder inputs from ``batch.mels``.
 """
 
 from __future__ import annotations
@@ -30,11 +32,16 @@ def sampling_probability(config: ScheduledSamplingConfig, step: int) -> float:
 
 
 @torch.no_grad()
-def mix_in_predictions(model: torch.nn.Module, batch: Batch, probability: float) -> Batch:
+def mix_in_predictions(model: torch.nn.Module, batch: Batch, probability: float, passes: int = 1) -> Batch:
     """A copy of ``batch`` whose ``mels`` (the decoder inputs, ``(B, n_mels, T_mel)``) hold the
-    model's own teacher-forced ``mel_before`` at a random ``probability`` share of real frames;
-    targets stay in the original batch. Padding frames are left as they are."""
-    predicted = model(batch).mel_before.to(batch.mels.dtype)
+    model's own ``mel_before`` at a random ``probability`` share of real frames, the rest the
+    recordings; targets stay in the original batch. The first pass predicts from the recordings,
+    each further one from the previous pass's mix (one draw of the chosen frames serves every
+    pass). Padding frames are left as they are."""
     chosen = torch.rand(batch.mels.shape[0], batch.mels.shape[2], device=batch.mels.device) < probability
-    chosen &= batch.mel_mask
-    return dataclasses.replace(batch, mels=torch.where(chosen.unsqueeze(1), predicted, batch.mels))
+    chosen = (chosen & batch.mel_mask).unsqueeze(1)
+    mixed = batch
+    for _ in range(passes):
+        predicted = model(mixed).mel_before.to(batch.mels.dtype)
+        mixed = dataclasses.replace(batch, mels=torch.where(chosen, predicted, batch.mels))
+    return mixed

@@ -307,7 +307,8 @@ class Trainer(TrainingRun[ExperimentConfig]):
         probability = sampling_probability(self.config.train.scheduled_sampling, self.state.step + 1)
         self.model.schedule(self.state.step)
         with self._autocast():
-            inputs = mix_in_predictions(self.model, batch, probability) if probability > 0 else batch
+            sampling = self.config.train.scheduled_sampling
+            inputs = mix_in_predictions(self.model, batch, probability, sampling.passes) if probability > 0 else batch
             output = self.ddp_model(inputs)
             terms = self.criterion(output, batch, self.state.step)
         if self.adversary is not None:
