@@ -67,7 +67,8 @@ def test_training_logs_the_ramp(tiny_corpus, tmp_path, monkeypatch):
     d["train"].update(max_steps=4, log_every=1,
                       scheduled_sampling={"probability": 0.5, "start_step": 1, "ramp_steps": 2, "passes": 3})
     Trainer(config_from_dict(d), tiny_corpus, tmp_path / "exp", progress=False).fit()
-    assert used == [(0.25, 3), (0.5, 3), (0.5, 3)]  # step 1 is plain teacher forcing, then the decoder is fed its predictions
+    # step 1 is plain teacher forcing, then the decoder is fed its predictions over three passes
+    assert used == [(0.25, 3), (0.5, 3), (0.5, 3)]
     records = [json.loads(x) for x in (tmp_path / "exp" / "metrics.jsonl").read_text().splitlines()]
     train = [r for r in records if "split" not in r]
     assert [r["sampling_probability"] for r in train] == [0.0, 0.25, 0.5, 0.5]
