@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import importlib.util
 import shutil
 import subprocess
+import types
 from pathlib import Path
 
 import numpy as np
@@ -51,6 +53,16 @@ def speech_wav(tmp_path_factory) -> Path:
 
 
 # --------------------------------------------------------------------------- tiny corpus
+def egs_script(name: str) -> types.ModuleType:
+    """``egs/synthetic/<name>.py`` loaded as a module (the examples are scripts, not a package)."""
+    path = Path(__file__).resolve().parents[1] / "egs" / "synthetic" / f"{name}.py"
+    spec = importlib.util.spec_from_file_location(name, path)
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
 def tiny_config_dict() -> dict:
     """A small, fast model configuration for tests."""
     return {

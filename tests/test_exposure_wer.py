@@ -3,23 +3,12 @@ sentence with another run's output, and a clear error for a file that is not one
 
 from __future__ import annotations
 
-import importlib.util
 import json
-from pathlib import Path
 
 import pytest
+from conftest import egs_script
 
 from tts.errors import TTSError
-
-ROOT = Path(__file__).resolve().parents[1]
-
-
-def _module():
-    spec = importlib.util.spec_from_file_location("exposure_wer", ROOT / "egs/synthetic/exposure_wer.py")
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
 
 
 def _row(text: str, words: int, **errors: int) -> dict:
@@ -27,7 +16,7 @@ def _row(text: str, words: int, **errors: int) -> dict:
 
 
 def test_pairs_with_the_reference_and_with_a_baseline_matched_by_text():
-    exposure = _module()
+    exposure = egs_script("exposure_wer")
     rows = [_row("a b c d", 4, reference=0, free_running=2), _row("e f", 2, reference=1, free_running=1)]
     assert exposure.paired(rows, "free_running") == pytest.approx([0.25, 0.25])  # (0.5 + 0) / 2, sd 0.354 / √2
     baseline = [_row("e f", 2, reference=1, free_running=2), _row("a b c d", 4, reference=0, free_running=2)]
@@ -35,7 +24,7 @@ def test_pairs_with_the_reference_and_with_a_baseline_matched_by_text():
 
 
 def test_a_baseline_must_hold_every_text_and_way(tmp_path):
-    exposure = _module()
+    exposure = egs_script("exposure_wer")
     path = tmp_path / "other.json"
     path.write_text(json.dumps({"rows": [_row("a b", 2, reference=0, free_running=1)]}))
     assert len(exposure.baseline_rows(str(path), ["a b"], ["free_running"])) == 1
