@@ -16,6 +16,7 @@ said at each step (:func:`record_true_alignment`)."""
 
 from __future__ import annotations
 
+import fcntl
 import hashlib
 import json
 from dataclasses import dataclass
@@ -36,7 +37,7 @@ from tts.evaluation.report import read_metrics
 from tts.evaluation.robustness import run_suite
 from tts.evaluation.study_report import alignment_file, alignment_text, true_alignment_file, write_report
 from tts.evaluation.timing import decoder_step_ms
-from tts.fileio import atomic_path
+from tts.fileio import atomic_path, write_text_atomic
 from tts.metrics.asr import normalize_for_scoring
 from tts.synthesis import Synthesizer
 from tts.text import Tokenizer
@@ -132,21 +133,25 @@ def _identity(config_path: Path, data_root: Path, plan: StudyPlan, variants: lis
 
 
 def _claim(out: Path, identity: dict) -> None:
-    """Start a study folder, or continue one made with the same config, corpus, steps and variants."""
-    record = out / "study_settings.json"
-    if record.is_file():
-        before = {**PROTOCOL_BEFORE, **json.loads(record.read_text())}  # a folder from before they were recorded
-        differing = [k for k in ("config", "data", "corpus", "steps", "curve_every", "aligned_accuracy", "evaluate")
-                     if before.get(k) != identity[k]]
-        changed = [name for name, overrides in identity["variants"].items()
-                   if name in before.get("variants", {}) and before["variants"][name] != overrides]
-        if differing or changed:
-            what = ", ".join(differing + [f"variant {n}" for n in changed])
-            raise TTSError(f"{out} holds a study with another {what}: continue it with the same arguments and "
-                           f"corpus, or start a new --out (its finished results stay where they are)")
-        identity = {**identity, "variants": {**before["variants"], **identity["variants"]}}
+    """Start a study folder, or continue one made with the same config, corpus, steps and variants.
+    Lanes started together claim one folder: each reads and rewrites its record under an exclusive
+    lock on ``.study_settings.lock``, so none reads a half-written record or drops another's variants."""
     out.mkdir(parents=True, exist_ok=True)
-    record.write_text(json.dumps(identity, indent=1))
+    record = out / "study_settings.json"
+    with open(out / ".study_settings.lock", "a") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        if record.is_file():
+            before = {**PROTOCOL_BEFORE, **json.loads(record.read_text())}  # a folder from before they were recorded
+            differing = [k for k in ("config", "data", "corpus", "steps", "curve_every", "aligned_accuracy",
+                                     "evaluate") if before.get(k) != identity[k]]
+            changed = [name for name, overrides in identity["variants"].items()
+                       if name in before.get("variants", {}) and before["variants"][name] != overrides]
+            if differing or changed:
+                what = ", ".join(differing + [f"variant {n}" for n in changed])
+                raise TTSError(f"{out} holds a study with another {what}: continue it with the same arguments and "
+                               f"corpus, or start a new --out (its finished results stay where they are)")
+            identity = {**identity, "variants": {**before["variants"], **identity["variants"]}}
+        write_text_atomic(record, json.dumps(identity, indent=1))
 
 
 def alignment_point(metrics: list[dict], accuracy: float | None = None) -> dict:
