@@ -7,7 +7,9 @@ from pathlib import Path
 
 import pytest
 
-from tts.evaluation.robustness import load_suite, suite_categories
+from tts.evaluation.robustness import load_suite, long_cer, long_clause_orders, suite_categories
+from tts.evaluation.scoring import Scored
+from tts.metrics.asr import ErrorCounts
 
 ROOT = Path(__file__).resolve().parents[1]
 FORTUNES = Path("/usr/share/games/fortunes")
@@ -40,6 +42,32 @@ def test_the_held_out_everyday_sentences_are_in_no_training_source():
     runs = set().union(*(six_word_runs(s) for s in held_out))
     found = sorted(" ".join(run) for run in runs if " ".join(run) in sources)
     assert not found, found
+
+
+def test_the_long_clauses_are_in_no_training_source_and_make_ten_different_orders():
+    clauses = load_suite("robustness")["long_clauses"]
+    orders = long_clause_orders(clauses, 10)
+    assert orders[0] == clauses and len({tuple(order[:3]) for order in orders}) == 10  # ten different openings
+    assert orders == long_clause_orders(clauses, 10) and all(sorted(o) == sorted(clauses) for o in orders)
+    if not any(FORTUNES.glob("*")):
+        pytest.skip("the fortune files are not installed (make system-deps installs them)")
+    sources = " ".join(words(training_sources()))
+    runs = set().union(*(six_word_runs(c) for c in clauses))
+    assert not sorted(" ".join(run) for run in runs if " ".join(run) in sources)
+
+
+def test_long_cer_pools_the_passages_and_gives_the_ratio_with_its_spread():
+    def scored(uid: str, ours: int, reference: int) -> Scored:
+        return Scored({"id": uid}, ErrorCounts(char_errors=ours, chars=100), ErrorCounts(char_errors=reference, chars=100))
+
+    errors = {1: [2, 4], 2: [5, 5], 3: [6, 10]}
+    rows = [scored(f"long-{m}x-{p:02d}", e, 1) for m, per in errors.items() for p, e in enumerate(per, 1)]
+    summary = long_cer(rows)
+    assert summary["long_passages"] == 2 and summary["long_cer"] == {"1x": 0.03, "2x": 0.05, "3x": 0.08}
+    assert summary["long_reference_cer"] == {"1x": 0.01, "2x": 0.01, "3x": 0.01}
+    assert summary["long_cer_ratio"] == round(8 / 3, 3) and summary["long_cer_ratio_standard_error"] > 0
+    one = long_cer([r for r in rows if r.row["id"].endswith("-01")])
+    assert one["long_cer_ratio"] == 3.0 and one["long_cer_ratio_standard_error"] is None
 
 
 def test_the_report_sentences_are_fresh_and_in_no_other_text():

@@ -308,13 +308,16 @@ def test_robustness_suite_scores_every_category(synthesizer, tmp_path, monkeypat
     monkeypatch.setattr(robustness, "load_suite", lambda name: suite)
     monkeypatch.setattr(robustness, "DEFAULT_LONGEST_TOKENS", 15)
     summary = robustness.run_suite(synthesizer, tmp_path, engine="flite", use_asr=False, use_mos=False,
-                                   progress=False)
+                                   progress=False, long_passages=2)
     assert list(summary["categories"]) == ["one_word", "everyday", "long"]
-    assert [summary["categories"][c]["utterances"] for c in ("one_word", "everyday", "long")] == [2, 1, 3]
+    assert [summary["categories"][c]["utterances"] for c in ("one_word", "everyday", "long")] == [2, 1, 6]
     rows = {r["id"]: r for r in json.loads((tmp_path / "utterances.json").read_text())}
-    lengths = [len(synthesizer.tokenizer.encode(rows[f"long-{m}x"]["text"])) for m in (1, 2, 3)]
-    assert all(length >= m * 15 for length, m in zip(lengths, (1, 2, 3))) and lengths[0] < lengths[1] < lengths[2]
-    assert all(rows[f"long-{m}x"]["text"].count(".") == 1 for m in (1, 2, 3))
+    for passage in ("01", "02"):
+        texts = [rows[f"long-{m}x-{passage}"]["text"] for m in (1, 2, 3)]
+        lengths = [len(synthesizer.tokenizer.encode(text)) for text in texts]
+        assert all(length >= m * 15 for length, m in zip(lengths, (1, 2, 3))) and lengths[0] < lengths[1] < lengths[2]
+        assert all(text.count(".") == 1 for text in texts) and texts[2].startswith(texts[0][:-1])
+    assert rows["long-1x-01"]["text"].startswith("The boat") and rows["long-1x-02"]["text"].startswith("The gulls")
     assert (tmp_path / "wavs" / "one_word-01.wav").is_file() and "| everyday | 1 |" in (
         tmp_path / "categories.md").read_text()
     assert rows["one_word-01"]["reference_seconds"] > 0.1  # flite read the text: the ceiling exists

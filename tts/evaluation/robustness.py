@@ -4,7 +4,8 @@ corpus's own voice reading the same text.
 Categories (``suites/robustness.yaml``): one word, short phrases, everyday sentences, numbers /
 dates / money / abbreviations, tongue twisters and repeated words, and long unsplit sentences of
 1×, 2× and 3× the longest training utterance (in tokens; said in one go, so they measure length
-generalization as in Battenberg et al. 2020). The ceiling of each text is the reference voice
+generalization as in Battenberg et al. 2020; ten at each length, so that the 3× / 1× CER ratio does
+not rest on one sentence). The ceiling of each text is the reference voice
 (Festival's ``slt``, the synthetic corpus's voice) reading it through the same mel → vocoder path.
 Per category: WER/CER with substitutions, deletions and insertions, attention failures, DNSMOS.
 
@@ -15,10 +16,12 @@ report on, which no choice may read (kitchen, street, weather, numbers, names; n
 from __future__ import annotations
 
 import dataclasses
+import random
 import time
 from pathlib import Path
 from typing import Any
 
+import numpy as np
 import yaml
 
 from tts.audio import edge_silence
@@ -31,6 +34,8 @@ from tts.text import normalize_text
 
 SUITES = Path(__file__).parent / "suites"
 LONG_MULTIPLES = (1, 2, 3)
+#: long sentences at each multiple: the clauses in the suite's order, then seeded shuffles of them
+LONG_PASSAGES = 10
 #: the long category's unit when no corpus is given: the synthetic corpus's longest training utterance
 DEFAULT_LONGEST_TOKENS = 147
 
@@ -77,27 +82,66 @@ def suite_categories(suite: dict) -> list[str]:
     return [*suite["categories"], *(["long"] if "long_clauses" in suite else [])]
 
 
-def suite_items(synthesizer: Synthesizer, suite: dict, longest: int,
-                categories: list[str] | None = None) -> list[tuple[str, str, str]]:
-    """``(category, id, text)`` for every input of the suite (of ``categories`` only, when given)."""
+def long_clause_orders(clauses: list[str], passages: int) -> list[list[str]]:
+    """The clause order of each long passage: the suite's own order, then ``passages − 1`` seeded
+    shuffles (the same on every run)."""
+    rng = random.Random(0)
+    return [list(clauses)] + [rng.sample(clauses, len(clauses)) for _ in range(passages - 1)]
+
+
+def suite_items(synthesizer: Synthesizer, suite: dict, longest: int, categories: list[str] | None = None,
+                long_passages: int = LONG_PASSAGES) -> list[tuple[str, str, str]]:
+    """``(category, id, text)`` for every input of the suite (of ``categories`` only, when given);
+    the long ones are ``long-{multiple}x-{passage}``."""
     wanted = set(categories or suite_categories(suite))
     items = []
     for category, texts in suite["categories"].items():
         if category in wanted:
             items += [(category, f"{category}-{i:02d}", text) for i, text in enumerate(texts, 1)]
     if "long" in wanted and "long_clauses" in suite:
+        orders = long_clause_orders(suite["long_clauses"], long_passages)
         for multiple in LONG_MULTIPLES:
-            long = long_sentence(suite["long_clauses"], multiple * longest, synthesizer)
-            items.append(("long", f"long-{multiple}x", long))
+            for k, order in enumerate(orders, 1):
+                items.append(("long", f"long-{multiple}x-{k:02d}", long_sentence(order, multiple * longest, synthesizer)))
     return items
+
+
+def long_cer(scored: list[Scored], resamples: int = 2000) -> dict:
+    """CER of the long sentences at each multiple (character errors over characters, pooled over
+    the passages), ours and the reference voice's, and ``long_cer_ratio``, ours at the longest
+    multiple over ours at the shortest (3× / 1×), with its standard error over passages (a seeded
+    bootstrap; None for one passage)."""
+    counts = {s.row["id"]: (s.ours, s.ceiling) for s in scored if s.ours and s.ceiling}
+    passages = sorted({uid.rsplit("-", 1)[1] for uid in counts})
+    errors = {m: np.array([[counts[f"long-{m}x-{p}"][side].char_errors for side in (0, 1)] for p in passages])
+              for m in LONG_MULTIPLES}
+    chars = {m: np.array([[counts[f"long-{m}x-{p}"][side].chars for side in (0, 1)] for p in passages])
+             for m in LONG_MULTIPLES}
+    first, last = LONG_MULTIPLES[0], LONG_MULTIPLES[-1]
+
+    def ratio(rows: np.ndarray) -> float:
+        return float(errors[last][rows, 0].sum() / chars[last][rows, 0].sum()
+                     / max(errors[first][rows, 0].sum() / chars[first][rows, 0].sum(), 1e-9))
+
+    rng = np.random.default_rng(0)
+    spread = ([ratio(rng.integers(0, len(passages), len(passages))) for _ in range(resamples)]
+              if len(passages) > 1 else [])
+    return {"long_passages": len(passages),
+            "long_cer": {f"{m}x": round(float(errors[m][:, 0].sum() / chars[m][:, 0].sum()), 4) for m in LONG_MULTIPLES},
+            "long_reference_cer": {f"{m}x": round(float(errors[m][:, 1].sum() / chars[m][:, 1].sum()), 4)
+                                   for m in LONG_MULTIPLES},
+            "long_cer_ratio": round(ratio(np.arange(len(passages))), 3),
+            "long_cer_ratio_standard_error": round(float(np.std(spread)), 3) if spread else None}
 
 
 def run_suite(synthesizer: Synthesizer, out: str | Path, suite: str = "robustness", data_root: str | Path | None = None,
               engine: str = "festival", use_asr: bool = True, use_mos: bool = True, progress: bool = True,
-              categories: list[str] | None = None, speaker: str | None = None) -> dict:
+              categories: list[str] | None = None, speaker: str | None = None,
+              long_passages: int = LONG_PASSAGES) -> dict:
     """Run every category (or ``categories``) with the synthesizer's settings; write
     ``summary.json``, ``categories.md`` and the per-utterance tables under ``out``. The long
-    category always says each text in one go. A voice of several speakers says it as ``speaker``."""
+    category always says each text in one go, ``long_passages`` at each length. A voice of several
+    speakers says it as ``speaker``."""
     start = time.perf_counter()
     out = Path(out)
     check_engine(engine)
@@ -108,7 +152,7 @@ def run_suite(synthesizer: Synthesizer, out: str | Path, suite: str = "robustnes
     audio = synthesizer.config.audio
     meters = Meters.create(use_asr, use_mos)
     by_category: dict[str, list[Item]] = {}
-    for category, uid, text in suite_items(synthesizer, definition, longest, categories):
+    for category, uid, text in suite_items(synthesizer, definition, longest, categories, long_passages):
         reference = edge_silence(speak(normalize_text(text), ENGINE_VOICES[engine], audio.sample_rate), audio)
         by_category.setdefault(category, []).append(Item(uid, text, reference, category, said_as=speaker))
     scored: dict[str, list[Scored]] = {}
@@ -125,9 +169,7 @@ def run_suite(synthesizer: Synthesizer, out: str | Path, suite: str = "robustnes
         summary["categories"]["one_word"]["recognized"] = round(
             sum(counts.word_errors == 0 for counts in one_word) / len(one_word), 3)
     if use_asr and "long" in scored:
-        long = {s.row["id"]: (s.ours, s.ceiling) for s in scored["long"] if s.ours and s.ceiling}
-        summary["long_cer"] = {f"{m}x": round(long[f"long-{m}x"][0].cer, 4) for m in LONG_MULTIPLES}
-        summary["long_reference_cer"] = {f"{m}x": round(long[f"long-{m}x"][1].cer, 4) for m in LONG_MULTIPLES}
+        summary.update(long_cer(scored["long"]))
     summary["seconds"] = round(time.perf_counter() - start, 1)
     write_tables([s.row for group in scored.values() for s in group], summary, out)
     (out / "categories.md").write_text(category_table(summary))
@@ -157,6 +199,9 @@ def category_table(summary: dict) -> str:
     if "long_cer" in summary:
         ours = ", ".join(f"{k} {v}" for k, v in summary["long_cer"].items())
         reference = ", ".join(f"{k} {v}" for k, v in summary["long_reference_cer"].items())
-        lines += ["", f"Long unsplit sentences ({summary['longest_training_tokens']} tokens = 1x), CER: {ours} "
-                      f"(reference voice: {reference})."]
+        error = summary["long_cer_ratio_standard_error"]
+        lines += ["", f"Long unsplit sentences ({summary['longest_training_tokens']} tokens = 1x, "
+                      f"{summary['long_passages']} at each length), CER: {ours} (reference voice: {reference}); "
+                      f"{LONG_MULTIPLES[-1]}x / {LONG_MULTIPLES[0]}x: {summary['long_cer_ratio']}"
+                      + (f" ± {error}" if error is not None else "") + "."]
     return "\n".join(lines) + "\n"

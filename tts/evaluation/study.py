@@ -53,6 +53,9 @@ PROTOCOL_BEFORE = {"aligned_accuracy": None, "evaluate": "last"}
 
 #: the suite's categories the study reads (the 100 held-out everyday sentences are for judging voices)
 STUDY_SUITE = ["one_word", "short_phrase", "everyday", "numbers", "tongue_twisters", "long"]
+#: the suite's long sentences at each length the study reads: the first, as every study so far
+#: (its long-form measure, ``--long-form``, reads ten passages at 1, 2, 4 and 8x)
+STUDY_LONG_PASSAGES = 1
 
 
 #: the sentence (not in the corpus) whose free-running alignment the report shows for every variant
@@ -362,7 +365,7 @@ def run_variant(config_path: Path, data_root: Path, out: Path, variant: Variant,
     if plan.suite:
         if not (exp / "suite" / "summary.json").is_file():
             run_suite(synthesizer, exp / "suite", data_root=data_root, use_asr=plan.use_asr, use_mos=plan.use_mos,
-                      progress=progress, categories=STUDY_SUITE)
+                      progress=progress, categories=STUDY_SUITE, long_passages=STUDY_LONG_PASSAGES)
         row["suite"] = json.loads((exp / "suite" / "summary.json").read_text())
     if plan.long_form:
         row["long_form"] = long_form_of(exp, plan, data_root, device, progress)
