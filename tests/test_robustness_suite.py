@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from tts.evaluation.robustness import load_suite, long_cer, long_clause_orders, suite_categories
+from tts.evaluation.robustness import load_suite, long_cer, long_clause_orders, recognized, suite_categories
 from tts.evaluation.scoring import Scored
 from tts.metrics.asr import ErrorCounts
 
@@ -68,6 +68,16 @@ def test_long_cer_pools_the_passages_and_gives_the_ratio_with_its_spread():
     assert summary["long_cer_ratio"] == round(8 / 3, 3) and summary["long_cer_ratio_standard_error"] > 0
     one = long_cer([r for r in rows if r.row["id"].endswith("-01")])
     assert one["long_cer_ratio"] == 3.0 and one["long_cer_ratio_standard_error"] is None
+
+
+def test_the_one_word_choice_set_shares_no_word_with_the_reported_one_and_counts_exact_hearings():
+    categories = load_suite("robustness")["categories"]
+    assert len(set(categories["one_word_choice"])) == len(categories["one_word_choice"]) == 100
+    assert not set(words(" ".join(categories["one_word"]))) & set(words(" ".join(categories["one_word_choice"])))
+    heard = [Scored({}, ErrorCounts(substitutions=s, words=1), ErrorCounts(insertions=i, words=1))
+             for s, i in [(0, 0), (1, 0), (0, 1), (0, 0)]]
+    assert recognized(heard) == {"recognized": 0.75, "reference_recognized": 0.75}
+    assert recognized(heard[1:2]) == {"recognized": 0.0, "reference_recognized": 1.0}
 
 
 def test_the_report_sentences_are_fresh_and_in_no_other_text():

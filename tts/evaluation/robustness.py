@@ -1,7 +1,8 @@
 """``tts evaluate --suite robustness``: inputs a new user types, by category, scored against the
 corpus's own voice reading the same text.
 
-Categories (``suites/robustness.yaml``): one word, short phrases, everyday sentences, numbers /
+Categories (``suites/robustness.yaml``; ``everyday_heldout`` and ``one_word_choice`` are the sets that
+choose among checkpoints, the others report): one word, short phrases, everyday sentences, numbers /
 dates / money / abbreviations, tongue twisters and repeated words, and long unsplit sentences of
 1×, 2× and 3× the longest training utterance (in tokens; said in one go, so they measure length
 generalization as in Battenberg et al. 2020; ten at each length, so that the 3× / 1× CER ratio does
@@ -34,6 +35,8 @@ from tts.text import normalize_text
 
 SUITES = Path(__file__).parent / "suites"
 LONG_MULTIPLES = (1, 2, 3)
+#: categories of one word each, scored by the share heard exactly (``one_word_choice`` chooses checkpoints)
+ONE_WORD_CATEGORIES = {"one_word", "one_word_choice"}
 #: long sentences at each multiple: the clauses in the suite's order, then seeded shuffles of them
 LONG_PASSAGES = 10
 #: the long category's unit when no corpus is given: the synthetic corpus's longest training utterance
@@ -106,6 +109,13 @@ def suite_items(synthesizer: Synthesizer, suite: dict, longest: int, categories:
     return items
 
 
+def recognized(scored: list[Scored]) -> dict:
+    """The share of texts heard without a word error, ours and the reference voice's."""
+    pairs = [(s.ours, s.ceiling) for s in scored if s.ours is not None and s.ceiling is not None]
+    return {"recognized": round(sum(ours.word_errors == 0 for ours, _ in pairs) / len(pairs), 3),
+            "reference_recognized": round(sum(ceiling.word_errors == 0 for _, ceiling in pairs) / len(pairs), 3)}
+
+
 def long_cer(scored: list[Scored], resamples: int = 2000) -> dict:
     """CER of the long sentences at each multiple (character errors over characters, pooled over
     the passages), ours and the reference voice's, and ``long_cer_ratio``, ours at the longest
@@ -164,10 +174,8 @@ def run_suite(synthesizer: Synthesizer, out: str | Path, suite: str = "robustnes
                                "longest_training_tokens": longest,
                                "categories": {c: summarize(s) for c, s in scored.items()},
                                "overall": summarize([s for group in scored.values() for s in group])}
-    if use_asr and "one_word" in scored:
-        one_word = [s.ours for s in scored["one_word"] if s.ours is not None]
-        summary["categories"]["one_word"]["recognized"] = round(
-            sum(counts.word_errors == 0 for counts in one_word) / len(one_word), 3)
+    for category in ONE_WORD_CATEGORIES & scored.keys() if use_asr else ():
+        summary["categories"][category].update(recognized(scored[category]))
     if use_asr and "long" in scored:
         summary.update(long_cer(scored["long"]))
     summary["seconds"] = round(time.perf_counter() - start, 1)
@@ -188,6 +196,7 @@ def category_table(summary: dict) -> str:
     """The per-category summary as a markdown table."""
     columns = [("utterances", "n"), ("wer", "WER"), ("reference_wer", "ref WER"), ("cer", "CER"),
                ("deletions", "del"), ("insertions", "ins"), ("recognized", "recognized"),
+               ("reference_recognized", "ref recognized"),
                ("dnsmos_p808", "DNSMOS"), ("reference_dnsmos_p808", "ref DNSMOS")]
     failures = ["skips", "repeats", "early_stops", "step_limit_hits"]
     lines = ["| category | " + " | ".join(name for _, name in columns) + " | DNSMOS gap | " + " | ".join(failures)
