@@ -1,6 +1,7 @@
 """Two evaluations of the same sentences (``tts evaluate ... --out A`` and ``--out B``), compared
 utterance by utterance: the mean difference B − A of each meter with its standard error, so a
-difference can be told from the noise of the sentences.
+difference can be told from the noise of the sentences. ``recognized`` is 1 for a text heard
+without a word error (what the one-word categories count), else 0.
 
     python egs/synthetic/paired.py exp/vocoders/test_griffin-lim exp/vocoders/test_hifigan-ljspeech
 """
@@ -13,18 +14,21 @@ from pathlib import Path
 
 import numpy as np
 
-METERS = ("dnsmos_p808", "dnsmos_sig", "dnsmos_bak", "dnsmos_ovrl", "wer", "cer", "mcd_db")
+METERS = ("dnsmos_p808", "dnsmos_sig", "dnsmos_bak", "dnsmos_ovrl", "wer", "cer", "recognized", "mcd_db")
 
 
 def rows(folder: Path) -> dict[str, dict]:
-    return {row["id"]: row for row in json.loads((folder / "utterances.json").read_text())}
+    """Each utterance's row by id, with ``recognized`` where it was heard (``wer`` given)."""
+    table = json.loads((folder / "utterances.json").read_text())
+    return {row["id"]: {**row, **({"recognized": float(row["wer"] == 0)} if row.get("wer") is not None else {})}
+            for row in table}
 
 
-def main() -> None:
+def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("a", type=Path)
     parser.add_argument("b", type=Path)
-    args = parser.parse_args()
+    args = parser.parse_args(argv)
     a, b = rows(args.a), rows(args.b)
     shared = sorted(set(a) & set(b))
     result: dict[str, object] = {"a": str(args.a), "b": str(args.b), "utterances": len(shared)}
