@@ -2,6 +2,7 @@
 recipe draws from (LJSpeech's transcripts, the fortune files), not even as a run of six words."""
 
 import gzip
+import importlib.util
 import re
 from pathlib import Path
 
@@ -78,6 +79,25 @@ def test_the_one_word_choice_set_shares_no_word_with_the_reported_one_and_counts
              for s, i in [(0, 0), (1, 0), (0, 1), (0, 0)]]
     assert recognized(heard) == {"recognized": 0.75, "reference_recognized": 0.75}
     assert recognized(heard[1:2]) == {"recognized": 0.0, "reference_recognized": 1.0}
+
+
+def test_the_one_word_choice_set_changes_no_corpus(monkeypatch):
+    """The short-utterance corpus leaves out every suite text, so a suite text it could have drawn
+    would change it: the choice words must be none of its candidates (everyday_voice.sh's call)."""
+    if not any(FORTUNES.glob("*")):
+        pytest.skip("the fortune files are not installed (make system-deps installs them)")
+    from tts.evaluation import robustness
+
+    spec = importlib.util.spec_from_file_location("prepare", ROOT / "recipes" / "synthetic" / "prepare.py")
+    assert spec is not None and spec.loader is not None
+    prepare = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(prepare)
+    base = [u.text for u in prepare.fortune_utterances(200, 4321)]
+    with_choice = [u.text for u in prepare.short_utterances(600, base, 4321)]
+    suite = load_suite("robustness")
+    without = {**suite, "categories": {k: v for k, v in suite["categories"].items() if k != "one_word_choice"}}
+    monkeypatch.setattr(robustness, "load_suite", lambda name: without)
+    assert [u.text for u in prepare.short_utterances(600, base, 4321)] == with_choice
 
 
 def test_the_report_sentences_are_fresh_and_in_no_other_text():
