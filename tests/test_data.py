@@ -15,6 +15,7 @@ from tts.config import config_from_dict
 from tts.data import FeatureDataset, LengthBucketBatchSampler, compute_features, feature_dir, read_metadata, read_split
 from tts.data.dataset import StopSafeLoader, leave_stop_signals_to_the_trainer
 from tts.errors import TTSError
+from tts.text import normalize_text
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -238,6 +239,30 @@ def test_short_utterances_join_the_training_split_only_and_leave_the_suite_out(t
     assert read_split(tmp_path / "syn", "train") == sorted(read_split(tmp_path / "plain", "train") + [u.id for u in short])
     bad = subprocess.run(cmd + ["--out", str(tmp_path / "x"), "--short", "-1"], capture_output=True, text=True)
     assert bad.returncode == 2 and "--short" in bad.stderr
+
+
+@pytest.mark.skipif(subprocess.run(["which", "flite"], capture_output=True).returncode != 0,
+                    reason="flite not installed (make system-deps)")
+def test_a_rerun_respeaks_what_an_interrupted_run_said_with_other_texts(tmp_path, monkeypatch):
+    """A run that changed texts and was stopped leaves the new texts in texts.tsv, their wavs, and
+    the old metadata.csv: the next run with the old texts must speak those wavs again."""
+    import argparse
+    import importlib
+
+    monkeypatch.syspath_prepend(str(ROOT / "recipes" / "synthetic"))  # its pool's workers import it by name
+    prepare = importlib.import_module("prepare")
+    monkeypatch.setitem(sys.modules, "prepare", prepare)  # forgotten again after the test
+    args = argparse.Namespace(engine="flite", jobs=1, sample_rate=22050, speakers=[])
+    texts = {"SHT00001": "Good morning.", "SHT00002": "Kettle."}
+    original = [prepare.Utterance(uid, text, normalize_text(text)) for uid, text in texts.items()]
+    prepare.synthesize(tmp_path, original, args)
+    prepare.write_metadata(tmp_path, original)
+    first = (tmp_path / "wavs" / "SHT00001.wav").read_bytes()
+    other = [prepare.Utterance("SHT00001", "A much longer sentence instead.", "A much longer sentence instead.")]
+    prepare.synthesize(tmp_path, other, args)  # the interrupted run: its metadata.csv was never written
+    assert (tmp_path / "wavs" / "SHT00001.wav").read_bytes() != first
+    prepare.synthesize(tmp_path, original, args)
+    assert (tmp_path / "wavs" / "SHT00001.wav").read_bytes() == first
 
 
 def test_the_cache_follows_edits_deletions_and_additions(tmp_path):

@@ -318,12 +318,14 @@ def synthesize(out: Path, utterances: list[Utterance], args: argparse.Namespace)
     Failures are listed in ``synthesis_failures.tsv``."""
     from tqdm import tqdm
 
-    # a rerun, finished or interrupted: a wav is reused only if its id still has its text
+    # a rerun, finished or interrupted: a wav is reused only if its id still has its text. The
+    # manifest is written before each run speaks, so it knows what an interrupted run said; the
+    # metadata (written at the end) speaks only for ids a corpus from before the manifest lacks
     manifest = out / "texts.tsv"
-    spoken = dict(line.split("\t", 1) for line in manifest.read_text(encoding="utf-8").splitlines() if "\t" in line) \
-        if manifest.is_file() else {}
-    if (out / "metadata.csv").is_file():
-        spoken.update({u.id: u.normalized for u in read_metadata(out)})
+    spoken = {u.id: u.normalized for u in read_metadata(out)} if (out / "metadata.csv").is_file() else {}
+    if manifest.is_file():
+        spoken.update(dict(line.split("\t", 1) for line in manifest.read_text(encoding="utf-8").splitlines()
+                           if "\t" in line))
     for utt in utterances:
         if spoken.get(utt.id, utt.normalized) != utt.normalized:
             (out / "wavs" / f"{utt.id}.wav").unlink(missing_ok=True)
