@@ -53,10 +53,11 @@ def speech_wav(tmp_path_factory) -> Path:
 
 
 # --------------------------------------------------------------------------- tiny corpus
-def egs_script(name: str) -> types.ModuleType:
-    """``egs/synthetic/<name>.py`` loaded as a module (the examples are scripts, not a package)."""
-    path = Path(__file__).resolve().parents[1] / "egs" / "synthetic" / f"{name}.py"
-    spec = importlib.util.spec_from_file_location(name, path)
+def repo_script(relative: str, name: str | None = None) -> types.ModuleType:
+    """A script of the repository (``egs/...``, ``recipes/...``; scripts, not a package) loaded as
+    a module named ``name`` (default: the file's stem)."""
+    path = Path(__file__).resolve().parents[1] / relative
+    spec = importlib.util.spec_from_file_location(name or path.stem, path)
     assert spec is not None and spec.loader is not None
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)

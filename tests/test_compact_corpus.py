@@ -10,7 +10,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 import yaml
-from conftest import egs_script, tiny_config_dict
+from conftest import repo_script, tiny_config_dict
 
 from tts.config import config_from_dict
 from tts.data import compute_features
@@ -22,7 +22,7 @@ ROOT = Path(__file__).resolve().parents[1]
 
 @pytest.mark.parametrize("bits", [8, 7])
 def test_pack_and_unpack_rebuild_a_trainable_cache(tiny_corpus, tmp_path, bits):
-    compact = egs_script("compact_corpus")
+    compact = repo_script("egs/synthetic/compact_corpus.py")
     config_path = tmp_path / "tiny.yaml"
     config_path.write_text(yaml.safe_dump(tiny_config_dict()))
     config = config_from_dict(tiny_config_dict())
@@ -55,7 +55,8 @@ def test_pack_and_unpack_rebuild_a_trainable_cache(tiny_corpus, tmp_path, bits):
 
 def test_unpack_refuses_an_existing_folder(tmp_path):
     with pytest.raises(SystemExit, match="exists"):
-        egs_script("compact_corpus").unpack(tmp_path / "none.tar.xz", ROOT / "configs/attention_study.yaml", tmp_path)
+        compact = repo_script("egs/synthetic/compact_corpus.py")
+        compact.unpack(tmp_path / "none.tar.xz", ROOT / "configs/attention_study.yaml", tmp_path)
 
 
 def test_pack_keeps_the_first_utterances_and_can_carry_teacher_forced_mels(tiny_corpus, tiny_experiment, tmp_path):
@@ -63,7 +64,7 @@ def test_pack_keeps_the_first_utterances_and_can_carry_teacher_forced_mels(tiny_
     (what a student vocoder learns from) in place of the recordings'."""
     from tts.training.teacher_forcing import teacher_forced_mels
 
-    compact = egs_script("compact_corpus")
+    compact = repo_script("egs/synthetic/compact_corpus.py")
     corpus = tmp_path / "corpus"  # a copy: the teacher-forced mels are written into its cache
     shutil.copytree(tiny_corpus, corpus)
     config_path = tmp_path / "tiny.yaml"

@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 import soundfile as sf
 import torch
-from conftest import SR, make_tiny_corpus, tiny_config_dict, tone_speech
+from conftest import SR, make_tiny_corpus, repo_script, tiny_config_dict, tone_speech
 
 from tts.config import config_from_dict
 from tts.data import FeatureDataset, LengthBucketBatchSampler, compute_features, feature_dir, read_metadata, read_split
@@ -247,11 +247,9 @@ def test_a_rerun_respeaks_what_an_interrupted_run_said_with_other_texts(tmp_path
     """A run that changed texts and was stopped leaves the new texts in texts.tsv, their wavs, and
     the old metadata.csv: the next run with the old texts must speak those wavs again."""
     import argparse
-    import importlib
 
-    monkeypatch.syspath_prepend(str(ROOT / "recipes" / "synthetic"))  # its pool's workers import it by name
-    prepare = importlib.import_module("prepare")
-    monkeypatch.setitem(sys.modules, "prepare", prepare)  # forgotten again after the test
+    prepare = repo_script("recipes/synthetic/prepare.py")
+    monkeypatch.setitem(sys.modules, "prepare", prepare)  # its pool's (forked) workers find it by name
     args = argparse.Namespace(engine="flite", jobs=1, sample_rate=22050, speakers=[])
     texts = {"SHT00001": "Good morning.", "SHT00002": "Kettle."}
     original = [prepare.Utterance(uid, text, normalize_text(text)) for uid, text in texts.items()]

@@ -1,14 +1,10 @@
 """The synthetic corpus's broad text selection: a greedy diphone cover (recipes/synthetic/diphone_cover.py)."""
 
-import importlib.util
 from collections import Counter
-from pathlib import Path
 
-spec = importlib.util.spec_from_file_location(
-    "coverage_recipe", Path(__file__).resolve().parents[1] / "recipes" / "synthetic" / "diphone_cover.py")
-assert spec is not None and spec.loader is not None
-coverage = importlib.util.module_from_spec(spec)
-spec.loader.exec_module(coverage)
+from conftest import repo_script
+
+coverage = repo_script("recipes/synthetic/diphone_cover.py", "coverage_recipe")
 
 
 def test_phones_drop_stress_punctuation_and_boundaries():

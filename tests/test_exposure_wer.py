@@ -6,7 +6,7 @@ from __future__ import annotations
 import json
 
 import pytest
-from conftest import egs_script
+from conftest import repo_script
 
 from tts.errors import TTSError
 
@@ -16,7 +16,7 @@ def _row(text: str, words: int, **errors: int) -> dict:
 
 
 def test_pairs_with_the_reference_and_with_a_baseline_matched_by_text():
-    exposure = egs_script("exposure_wer")
+    exposure = repo_script("egs/synthetic/exposure_wer.py")
     rows = [_row("a b c d", 4, reference=0, free_running=2), _row("e f", 2, reference=1, free_running=1)]
     assert exposure.paired(rows, "free_running") == pytest.approx([0.25, 0.25])  # (0.5 + 0) / 2, sd 0.354 / √2
     baseline = [_row("e f", 2, reference=1, free_running=2), _row("a b c d", 4, reference=0, free_running=2)]
@@ -24,7 +24,7 @@ def test_pairs_with_the_reference_and_with_a_baseline_matched_by_text():
 
 
 def test_a_baseline_must_hold_every_text_and_way(tmp_path):
-    exposure = egs_script("exposure_wer")
+    exposure = repo_script("egs/synthetic/exposure_wer.py")
     path = tmp_path / "other.json"
     path.write_text(json.dumps({"rows": [_row("a b", 2, reference=0, free_running=1)]}))
     assert len(exposure.baseline_rows(str(path), ["a b"], ["free_running"])) == 1

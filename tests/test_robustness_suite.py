@@ -2,11 +2,11 @@
 recipe draws from (LJSpeech's transcripts, the fortune files), not even as a run of six words."""
 
 import gzip
-import importlib.util
 import re
 from pathlib import Path
 
 import pytest
+from conftest import repo_script
 
 from tts.evaluation.robustness import load_suite, long_cer, long_clause_orders, recognized, suite_categories
 from tts.evaluation.scoring import Scored
@@ -88,10 +88,7 @@ def test_the_one_word_choice_set_changes_no_corpus(monkeypatch):
         pytest.skip("the fortune files are not installed (make system-deps installs them)")
     from tts.evaluation import robustness
 
-    spec = importlib.util.spec_from_file_location("prepare", ROOT / "recipes" / "synthetic" / "prepare.py")
-    assert spec is not None and spec.loader is not None
-    prepare = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(prepare)
+    prepare = repo_script("recipes/synthetic/prepare.py")
     base = [u.text for u in prepare.fortune_utterances(200, 4321)]
     with_choice = [u.text for u in prepare.short_utterances(600, base, 4321)]
     suite = load_suite("robustness")

@@ -1,16 +1,14 @@
 """Carrier sentences for the common words a corpus seldom says (recipes/synthetic/word_cover.py)."""
 
-import importlib.util
 import subprocess
 import sys
 from collections import Counter
 from pathlib import Path
 
+from conftest import repo_script
+
 ROOT = Path(__file__).resolve().parents[1]
-spec = importlib.util.spec_from_file_location("word_cover_recipe", ROOT / "recipes" / "synthetic" / "word_cover.py")
-assert spec is not None and spec.loader is not None
-word_cover = importlib.util.module_from_spec(spec)
-spec.loader.exec_module(word_cover)
+word_cover = repo_script("recipes/synthetic/word_cover.py", "word_cover_recipe")
 
 
 def test_each_word_reaches_its_count_three_distinct_words_a_sentence():

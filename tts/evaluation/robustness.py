@@ -123,10 +123,11 @@ def long_cer(scored: list[Scored], resamples: int = 2000) -> dict:
     bootstrap; None for one passage)."""
     counts = {s.row["id"]: (s.ours, s.ceiling) for s in scored if s.ours and s.ceiling}
     passages = sorted({uid.rsplit("-", 1)[1] for uid in counts})
-    errors = {m: np.array([[counts[f"long-{m}x-{p}"][side].char_errors for side in (0, 1)] for p in passages])
-              for m in LONG_MULTIPLES}
-    chars = {m: np.array([[counts[f"long-{m}x-{p}"][side].chars for side in (0, 1)] for p in passages])
-             for m in LONG_MULTIPLES}
+    # (passages, ours | reference, errors | characters) at each multiple
+    tallies = {m: np.array([[(c.char_errors, c.chars) for c in counts[f"long-{m}x-{p}"]] for p in passages])
+               for m in LONG_MULTIPLES}
+    errors = {m: t[..., 0] for m, t in tallies.items()}
+    chars = {m: t[..., 1] for m, t in tallies.items()}
     first, last = LONG_MULTIPLES[0], LONG_MULTIPLES[-1]
 
     def ratio(rows: np.ndarray) -> float:
