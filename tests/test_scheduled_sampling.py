@@ -50,11 +50,24 @@ def test_each_further_pass_predicts_from_the_previous_mix():
     torch.testing.assert_close(twice.mels[:, :, 0], once.mels[:, :, 0])
 
 
+def test_utterances_shorter_than_min_frames_keep_the_recordings():
+    torch.manual_seed(0)
+    model = TransformerTTS(small(), n_symbols=130).eval()
+    batch = random_batch()  # 20, 13 and 7 frames
+    mixed = mix_in_predictions(model, batch, 1.0, min_frames=13).mels
+    predicted = model(batch).mel_before
+    torch.testing.assert_close(mixed[:2, :, :13], predicted[:2, :, :13])
+    assert torch.equal(mixed[2], batch.mels[2])  # 7 frames: teacher-forced throughout
+    assert torch.equal(mix_in_predictions(model, batch, 1.0, min_frames=21).mels, batch.mels)
+
+
 def test_probability_outside_unit_interval_is_a_config_error():
     with pytest.raises(ConfigError, match="scheduled_sampling.probability"):
         config_from_dict({"train": {"scheduled_sampling": {"probability": 1.5}}})
     with pytest.raises(ConfigError, match="scheduled_sampling.passes"):
         config_from_dict({"train": {"scheduled_sampling": {"passes": 0}}})
+    with pytest.raises(ConfigError, match="scheduled_sampling.min_frames"):
+        config_from_dict({"train": {"scheduled_sampling": {"min_frames": -1}}})
 
 
 def test_training_logs_the_ramp(tiny_corpus, tmp_path, monkeypatch):
@@ -62,13 +75,15 @@ def test_training_logs_the_ramp(tiny_corpus, tmp_path, monkeypatch):
 
     used = []
     monkeypatch.setattr(trainer, "mix_in_predictions",
-                        lambda model, batch, p, passes: used.append((p, passes)) or mix_in_predictions(model, batch, p))
+                        lambda model, batch, p, passes, min_frames: used.append((p, passes, min_frames))
+                        or mix_in_predictions(model, batch, p))
     d = tiny_config_dict()
     d["train"].update(max_steps=4, log_every=1,
-                      scheduled_sampling={"probability": 0.5, "start_step": 1, "ramp_steps": 2, "passes": 3})
+                      scheduled_sampling={"probability": 0.5, "start_step": 1, "ramp_steps": 2, "passes": 3,
+                                          "min_frames": 40})
     Trainer(config_from_dict(d), tiny_corpus, tmp_path / "exp", progress=False).fit()
     # step 1 is plain teacher forcing, then the decoder is fed its predictions over three passes
-    assert used == [(0.25, 3), (0.5, 3), (0.5, 3)]
+    assert used == [(0.25, 3, 40), (0.5, 3, 40), (0.5, 3, 40)]
     records = [json.loads(x) for x in (tmp_path / "exp" / "metrics.jsonl").read_text().splitlines()]
     train = [r for r in records if "split" not in r]
     assert [r["sampling_probability"] for r in train] == [0.0, 0.25, 0.5, 0.5]

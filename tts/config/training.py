@@ -100,12 +100,15 @@ class ScheduledSamplingConfig:
     the ground-truth previous frame with ``probability``, ramped linearly from 0 at ``start_step``
     over ``ramp_steps`` (0: at once). 0 disables it (plain teacher forcing). ``passes``: how many
     gradient-free passes build the inputs, each fed the previous one's mix, so a decoder input can
-    carry up to ``passes`` steps of the model's own error (1: Duckworth et al.'s single pass)."""
+    carry up to ``passes`` steps of the model's own error (1: Duckworth et al.'s single pass).
+    ``min_frames``: utterances with fewer mel frames are always teacher-forced (single words and
+    short phrases keep the recordings as inputs)."""
 
     probability: float = bounded(0.0, 0.0, 1.0)
     start_step: int = bounded(0, 0)
     ramp_steps: int = bounded(0, 0)
     passes: int = bounded(1, 1)
+    min_frames: int = bounded(0, 0)
 
 
 @dataclass

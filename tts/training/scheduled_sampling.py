@@ -32,14 +32,17 @@ def sampling_probability(config: ScheduledSamplingConfig, step: int) -> float:
 
 
 @torch.no_grad()
-def mix_in_predictions(model: torch.nn.Module, batch: Batch, probability: float, passes: int = 1) -> Batch:
+def mix_in_predictions(model: torch.nn.Module, batch: Batch, probability: float, passes: int = 1,
+                       min_frames: int = 0) -> Batch:
     """A copy of ``batch`` whose ``mels`` (the decoder inputs, ``(B, n_mels, T_mel)``) hold the
     model's own ``mel_before`` at a random ``probability`` share of real frames, the rest the
     recordings; targets stay in the original batch. The first pass predicts from the recordings,
     each further one from the previous pass's mix (one draw of the chosen frames serves every
-    pass). Padding frames are left as they are."""
+    pass). Padding frames, and every frame of an utterance shorter than ``min_frames``, are left
+    as they are."""
     chosen = torch.rand(batch.mels.shape[0], batch.mels.shape[2], device=batch.mels.device) < probability
-    chosen = (chosen & batch.mel_mask).unsqueeze(1)
+    long_enough = (batch.mel_lengths >= min_frames).to(batch.mels.device)
+    chosen = (chosen & batch.mel_mask & long_enough[:, None]).unsqueeze(1)
     mixed = batch
     for _ in range(passes):
         predicted = model(mixed).mel_before.to(batch.mels.dtype)

@@ -308,7 +308,8 @@ class Trainer(TrainingRun[ExperimentConfig]):
         self.model.schedule(self.state.step)
         with self._autocast():
             sampling = self.config.train.scheduled_sampling
-            inputs = mix_in_predictions(self.model, batch, probability, sampling.passes) if probability > 0 else batch
+            inputs = (mix_in_predictions(self.model, batch, probability, sampling.passes, sampling.min_frames)
+                      if probability > 0 else batch)
             output = self.ddp_model(inputs)
             terms = self.criterion(output, batch, self.state.step)
         if self.adversary is not None:
