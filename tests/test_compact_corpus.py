@@ -54,8 +54,8 @@ def test_pack_and_unpack_rebuild_a_trainable_cache(tiny_corpus, tmp_path, bits):
 
 
 def test_unpack_refuses_an_existing_folder(tmp_path):
+    compact = repo_script("egs/synthetic/compact_corpus.py")
     with pytest.raises(SystemExit, match="exists"):
-        compact = repo_script("egs/synthetic/compact_corpus.py")
         compact.unpack(tmp_path / "none.tar.xz", ROOT / "configs/attention_study.yaml", tmp_path)
 
 

@@ -43,6 +43,8 @@ def mix_in_predictions(model: torch.nn.Module, batch: Batch, probability: float,
     chosen = torch.rand(batch.mels.shape[0], batch.mels.shape[2], device=batch.mels.device) < probability
     long_enough = (batch.mel_lengths >= min_frames).to(batch.mels.device)
     chosen = (chosen & batch.mel_mask & long_enough[:, None]).unsqueeze(1)
+    if not bool(chosen.any()):  # nothing to replace (a batch of short clips): no passes to run
+        return batch
     mixed = batch
     for _ in range(passes):
         predicted = model(mixed).mel_before.to(batch.mels.dtype)
