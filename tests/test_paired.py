@@ -2,6 +2,7 @@
 
 import json
 
+import pytest
 from conftest import repo_script
 
 
@@ -15,3 +16,26 @@ def test_paired_differences_count_texts_heard_exactly(tmp_path, capsys):
     assert result["utterances"] == 4 and "dnsmos_p808" not in result
     assert result["recognized"] == {"a": 0.75, "b": 0.25, "b_minus_a": -0.5, "standard_error": 0.2887}
     assert result["wer"]["b_minus_a"] == 0.75
+
+
+def test_paired_split_by_whether_the_reference_recording_is_heard(tmp_path, capsys):
+    reference_wers = [0.0, 1.0, 0.0, 1.0]
+    for name, wers in (("a", [0.0, 0.0, 1.0, 1.0]), ("b", [0.0, 1.0, 0.0, 1.0])):
+        (tmp_path / name).mkdir()
+        rows = [{"id": f"w-{i}", "wer": wer, "reference_wer": ref} for i, (wer, ref) in enumerate(zip(wers, reference_wers))]
+        (tmp_path / name / "utterances.json").write_text(json.dumps(rows))
+    repo_script("egs/synthetic/paired.py").main([str(tmp_path / "a"), str(tmp_path / "b"), "--by-reference"])
+    result = json.loads(capsys.readouterr().out)
+    assert result["recognized"]["b_minus_a"] == 0.0
+    assert result["reference_heard"]["utterances"] == 2
+    assert result["reference_heard"]["recognized"]["b_minus_a"] == 0.5   # w-2 gained
+    assert result["reference_misheard"]["recognized"]["b_minus_a"] == -0.5   # w-1 lost, as its reference is
+
+
+def test_paired_split_needs_reference_transcripts(tmp_path, capsys):
+    for name in ("a", "b"):
+        (tmp_path / name).mkdir()
+        (tmp_path / name / "utterances.json").write_text(json.dumps([{"id": "w-0", "wer": 0.0}]))
+    with pytest.raises(SystemExit) as stop:
+        repo_script("egs/synthetic/paired.py").main([str(tmp_path / "a"), str(tmp_path / "b"), "--by-reference"])
+    assert stop.value.code == 2 and "holds no reference transcripts" in capsys.readouterr().err
