@@ -171,12 +171,16 @@ def test_export_of_several_checkpoints_averages_their_weights(saved, tmp_path):
     for name, tensor in mean.weights.items():
         if tensor.is_floating_point():
             torch.testing.assert_close(tensor, (first[name] + second[name]) / 2)
+    weighted = checkpoint.read(checkpoint.export([path, later, later], tmp_path / "weighted.pt", half=False))
+    for name, tensor in weighted.weights.items():  # listed twice, the later one weighs 2/3 (a WiSE-FT blend)
+        if tensor.is_floating_point():
+            torch.testing.assert_close(tensor, (first[name] + 2 * second[name]) / 3)
     settings = tiny_config_dict()
     settings["model"]["tacotron2"]["attention"]["kind"] = "content"
     other = config_from_dict(settings)
     stranger = checkpoint.save(tmp_path / "e.pt", build_model(other.model, len(SymbolInventory()), other.audio),
                                other, SymbolInventory(), 3)
-    with pytest.raises(TTSError, match="is not the same model as .*c.pt: average checkpoints of one run"):
+    with pytest.raises(TTSError, match="is not the same model as .*c.pt: average checkpoints of one model"):
         checkpoint.export([path, stranger], tmp_path / "bad.pt")
     assert not (tmp_path / "bad.pt").exists()
 

@@ -252,7 +252,7 @@ def average(sources: list[CheckpointContents]) -> dict[str, torch.Tensor]:
         same_model = other.kind == first.kind and other.inventory == first.inventory and \
             architecture(other) == architecture(first) and other.weights.keys() == first.weights.keys()
         if not same_model:
-            raise TTSError(f"{other.path} is not the same model as {first.path}: average checkpoints of one run")
+            raise TTSError(f"{other.path} is not the same model as {first.path}: average checkpoints of one model")
     return {k: torch.stack([c.weights[k].float() for c in sources]).mean(0) if v.is_floating_point() else v
             for k, v in last.weights.items()}
 
@@ -261,8 +261,9 @@ def export(source: str | Path | Sequence[str | Path], destination: str | Path, h
            inference: dict[str, Any] | None = None) -> Path:
     """Strip a training checkpoint (acoustic or vocoder) to what synthesis needs (weights, config,
     symbols, step), with float16 weights when ``half``; the result loads like the source.
-    A list of checkpoints of one run exports the mean of their weights (:func:`average`) with the
-    config and step of the last. ``inference``: settings that replace the acoustic model's stored
+    A list of checkpoints of one model (a run's last few, or a fine-tune and its start) exports the
+    mean of their weights (:func:`average`; a checkpoint listed twice counts twice) with the config
+    and step of the last. ``inference``: settings that replace the acoustic model's stored
     ones (e.g. the attention window it is released with), checked like a config file."""
     sources = [Path(source)] if isinstance(source, (str, Path)) else [Path(s) for s in source]
     destination = Path(destination)

@@ -1,4 +1,4 @@
-"""``tts export``: a checkpoint (or the average of several of one run) for release — stripped
+"""``tts export``: a checkpoint (or the average of several of one model) for release — stripped
 (``.pt``) or as ONNX graphs with their vocoder (``--format onnx``, run by ``tts synthesize --engine
 onnx``)."""
 
@@ -12,7 +12,8 @@ from tts.errors import TTSError
 
 def declare(p: argparse.ArgumentParser) -> None:
     p.add_argument("inputs", nargs="+", metavar="CHECKPOINT|inference.KEY=VALUE",
-                   help="a checkpoint (several of one run, e.g. its last few: their weights are averaged), then "
+                   help="a checkpoint (several of one model, e.g. a run's last few: their weights are averaged; "
+                        "repeat one to weight it), then "
                         "the inference settings the release is stored with, e.g. inference.attention_window=[1,2]")
     p.add_argument("--out", required=True, help="the release file (.pt), or the folder of an ONNX export")
     p.add_argument("--format", choices=["pt", "onnx"], default="pt",
