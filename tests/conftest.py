@@ -7,12 +7,17 @@ import shutil
 import subprocess
 import types
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import numpy as np
 import pytest
 
 from tts.data.toy import make_toy_corpus as make_tiny_corpus
 from tts.data.toy import tone_speech
+
+if TYPE_CHECKING:
+    from tts.evaluation.scoring import Item
+    from tts.synthesis import Synthesizer
 
 __all__ = ["make_tiny_corpus", "overfit", "tiny_config_dict", "tone_speech"]
 
@@ -136,3 +141,31 @@ def overfit(model, batch, loss_config, steps: int, lr: float) -> dict:
         optimizer.step()
         first = first if first is not None else float(terms["mel"].detach())
     return {"first_mel": first, **{k: float(v.detach()) for k, v in terms.items()}}
+
+
+class CountingRecognizer:
+    """Hears every waveform as the number of samples it has, and counts its calls."""
+
+    def __init__(self, identity: str = "counting 1"):
+        self.identity, self.calls = identity, 0
+
+    def __call__(self, waveform: np.ndarray, sample_rate: int) -> str:
+        self.calls += 1
+        return f"{len(waveform)} samples"
+
+
+def tiny_synthesizer(tiny_experiment: Path) -> Synthesizer:
+    """The tiny experiment's checkpoint with short limits and a 2-iteration Griffin-Lim."""
+    from tts.synthesis import Synthesizer
+
+    return Synthesizer.from_checkpoint(tiny_experiment / "checkpoint_00000004.pt",
+                                       changes={"max_frames_per_token": 2, "griffin_lim.iterations": 2})
+
+
+def recordings(tiny_corpus: Path, count: int) -> list[Item]:
+    """The corpus's first ``count`` recordings, each as the reference of one short text."""
+    from tts.audio import load_wav
+    from tts.evaluation.scoring import Item
+
+    wavs = sorted((tiny_corpus / "wavs").glob("*.wav"))[:count]
+    return [Item(w.stem, "a short text", load_wav(w, 22050)[0]) for w in wavs]

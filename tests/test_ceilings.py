@@ -6,25 +6,14 @@ import json
 import numpy as np
 import pytest
 import torch
+from conftest import CountingRecognizer, recordings, tiny_synthesizer
 
 from tts.config import AudioConfig, GriffinLimConfig
 from tts.config.vocoder import VocosConfig
 from tts.evaluation.ceilings import CeilingTranscripts, cache_root, ceiling_transcripts
-from tts.evaluation.scoring import Item, Meters, score
-from tts.synthesis import Synthesizer
+from tts.evaluation.scoring import Meters, score
 from tts.vocoders import GriffinLim
 from tts.vocoders.vocos import VocosGenerator
-
-
-class CountingRecognizer:
-    """Hears every waveform as the number of samples it has, and counts its calls."""
-
-    def __init__(self, identity: str = "counting 1"):
-        self.identity, self.calls = identity, 0
-
-    def __call__(self, waveform: np.ndarray, sample_rate: int) -> str:
-        self.calls += 1
-        return f"{len(waveform)} samples"
 
 
 def small_vocos(seed: int) -> VocosGenerator:
@@ -85,19 +74,6 @@ def test_a_folder_that_cannot_be_written_stops_keeping_and_the_evaluation_goes_o
     assert kept.get(mel) is None
     assert [r.message for r in caplog.records].count(caplog.records[0].message) == 1
     assert "not kept" in caplog.records[0].message and "TTS_CACHE_DIR" in caplog.records[0].message
-
-
-def tiny_synthesizer(tiny_experiment) -> Synthesizer:
-    return Synthesizer.from_checkpoint(tiny_experiment / "checkpoint_00000004.pt",
-                                       changes={"max_frames_per_token": 2, "griffin_lim.iterations": 2})
-
-
-def recordings(tiny_corpus, count: int) -> list[Item]:
-    """The corpus's first ``count`` recordings, each as the reference of one short text."""
-    from tts.audio import load_wav
-
-    wavs = sorted((tiny_corpus / "wavs").glob("*.wav"))[:count]
-    return [Item(w.stem, "a short text", load_wav(w, 22050)[0]) for w in wavs]
 
 
 def test_a_second_evaluation_hears_only_our_speech_and_scores_the_same(tiny_experiment, tiny_corpus, tmp_path,

@@ -18,6 +18,7 @@ from tts.config import InferenceConfig, config_from_dict
 from tts.errors import TTSError
 from tts.models import build_model
 from tts.onnx import export_onnx, load_onnx
+from tts.synthesis import Synthesizer
 from tts.text import SymbolInventory
 from tts.vocoders import GriffinLim, HiFiGANGenerator, VocosGenerator
 
@@ -154,6 +155,10 @@ def test_cli_exports_a_checkpoint_and_synthesizes_with_the_onnx_engine(tiny_expe
                                 "--out", str(tmp_path / "x.wav")], capture_output=True, text=True)
     assert bad.returncode == 2 and bad.stderr.startswith("error:") and "is not an ONNX export" in bad.stderr
     assert not (tmp_path / "x.wav").exists()
+    # what keys an interrupted evaluation's journal: the export's files, not the checkpoint it came from
+    exported = Synthesizer.from_onnx(tmp_path / "onnx").fingerprint()
+    assert exported == Synthesizer.from_onnx(tmp_path / "onnx").fingerprint()
+    assert exported != Synthesizer.from_checkpoint(ckpt).fingerprint()
 
 
 def _damaged(folder: Path, case: str) -> str:

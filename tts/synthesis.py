@@ -10,6 +10,7 @@ sentences), the tokens, per-sentence attention reports and timings.
 from __future__ import annotations
 
 import dataclasses
+import hashlib
 import html
 import json
 import logging
@@ -26,6 +27,7 @@ from tts import checkpoint
 from tts.audio import save_wav
 from tts.audio.speaker_encoder import DIM as SPEAKER_VECTOR_DIM
 from tts.config import ExperimentConfig, InferenceConfig, resolve_inference
+from tts.digest import update_with_files, update_with_state
 from tts.errors import TTSError
 from tts.fileio import atomic_path, writable_folder, write_text_atomic
 from tts.metrics import AttentionReport, Failure, attention_report, most_diagonal_head, speech_steps
@@ -172,6 +174,24 @@ class Synthesizer:
         self.vocoder = vocoder or vocoder_for(self.settings.vocoder, device, self.config.audio,
                                               self.settings.griffin_lim)
         self.vocoder.check_compatible(self.config.audio)
+        self._export_folder = loaded.path if isinstance(loaded, OnnxExport) else None
+
+    def fingerprint(self) -> str:
+        """What this synthesizer computes, as a hex digest: the acoustic model's weights (an ONNX
+        export's files), its step and model config, the tokenizer (inventory, mode, lexicon) and the
+        vocoder's :meth:`~tts.vocoders.Vocoder.fingerprint`. The inference settings are the caller's
+        to add (they may be replaced per call)."""
+        tokenizer = self.tokenizer
+        digest = hashlib.sha256(f"{self.step}|{self.config.model!r}|{self.config.audio!r}|{tokenizer.mode}|"
+                                f"{tokenizer.add_bos}|{tokenizer.add_eos}|".encode())
+        digest.update(json.dumps([tokenizer.inventory.to_dict(), sorted(tokenizer.lexicon.items())]).encode())
+        if self._export_folder is not None:
+            update_with_files(digest, self._export_folder)
+        else:
+            assert isinstance(self.model, torch.nn.Module)
+            update_with_state(digest, self.model.state_dict())
+        digest.update(self.vocoder.fingerprint().encode())
+        return digest.hexdigest()
 
     @classmethod
     def from_checkpoint(cls, path: str | Path | None = None, device: str = "cpu", int8: bool = False,

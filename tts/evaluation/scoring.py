@@ -13,6 +13,7 @@ Writes ``summary.json``, ``utterances.{json,csv,md}`` and the wavs / alignment p
 from __future__ import annotations
 
 import csv
+import dataclasses
 import json
 import logging
 from dataclasses import dataclass
@@ -25,6 +26,7 @@ import torch
 from tts.audio import MelSpectrogram, save_wav
 from tts.config import InferenceConfig
 from tts.evaluation.ceilings import ceiling_transcripts
+from tts.evaluation.journal import ScoringJournal, scoring_identity
 from tts.metrics import ErrorCounts, Failure, Recognizer, error_counts, mel_cepstral_distortion
 from tts.metrics.mos import MOSPredictor, MOSScores
 from tts.metrics.quality import resynthesis_quality
@@ -77,6 +79,27 @@ class Scored:
     embedding: np.ndarray | None = None             # ours and the recording's, with a speaker encoder
     reference_embedding: np.ndarray | None = None
 
+    def to_record(self) -> dict[str, Any]:
+        """As a JSON-ready dict (:mod:`tts.evaluation.journal` keeps them)."""
+        def vector(value: np.ndarray | None) -> list[float] | None:
+            return None if value is None else [float(v) for v in value]
+
+        return {"row": self.row, "speaker": self.speaker,
+                "ours": None if self.ours is None else dataclasses.asdict(self.ours),
+                "ceiling": None if self.ceiling is None else dataclasses.asdict(self.ceiling),
+                "embedding": vector(self.embedding), "reference_embedding": vector(self.reference_embedding)}
+
+    @classmethod
+    def from_record(cls, record: dict[str, Any]) -> "Scored":
+        def vector(value: list[float] | None) -> np.ndarray | None:
+            return None if value is None else np.asarray(value, dtype=np.float32)
+
+        def counts(value: dict | None) -> ErrorCounts | None:
+            return None if value is None else ErrorCounts(**value)
+
+        return cls(record["row"], counts(record["ours"]), counts(record["ceiling"]), record["speaker"],
+                   vector(record["embedding"]), vector(record["reference_embedding"]))
+
 
 def rounded(value: float | None, digits: int) -> float | None:
     return None if value is None else round(value, digits)
@@ -105,7 +128,9 @@ def score(synthesizer: Synthesizer, items: list[Item], out: Path, meters: Meters
           settings: InferenceConfig | None = None) -> list[Scored]:
     """Synthesize every item (batched; the synthesizer's settings, or ``settings``), write its wav
     and alignment plot to ``out/wavs/`` and score it. The recordings' mels go through the
-    synthesizer's own vocoder: the ceiling is vocoded exactly as our mels are."""
+    synthesizer's own vocoder: the ceiling is vocoded exactly as our mels are. Each scored batch is
+    kept in ``out`` (:mod:`tts.evaluation.journal`) until all are, so a rerun after an interruption
+    resumes at the first batch not scored."""
     from tqdm import tqdm
 
     (out / "wavs").mkdir(parents=True, exist_ok=True)
@@ -114,8 +139,17 @@ def score(synthesizer: Synthesizer, items: list[Item], out: Path, meters: Meters
     settings = settings or synthesizer.settings
     batch_size = settings.batch_size
     kept = ceiling_transcripts(synthesizer.vocoder, meters.recognizer) if meters.recognizer is not None else None
-    scored = []
+    meter_names = [meters.recognizer.identity if meters.recognizer is not None else None,
+                   type(meters.mos).__qualname__ if meters.mos is not None else None,
+                   type(meters.speaker).__qualname__ if meters.speaker is not None else None]
+    journal = ScoringJournal(out, scoring_identity(synthesizer, settings, meter_names))
+    scored: list[Scored] = []
     for chunk in tqdm(speaker_batches(items, batch_size), desc="evaluate", unit="batch", disable=not progress):
+        records = journal.get(chunk)
+        if records is not None:
+            scored += [Scored.from_record(r) for r in records]
+            continue
+        batch: list[Scored] = []
         for item, result in zip(chunk, synthesizer([i.text for i in chunk], settings, speaker=chunk[0].said_as)):
             ref_mel = mel_fn(torch.from_numpy(item.reference)).numpy()
             save_wav(out / "wavs" / f"{item.id}.wav", result.waveform, result.sample_rate)
@@ -163,7 +197,10 @@ def score(synthesizer: Synthesizer, items: list[Item], out: Path, meters: Meters
                     row.update(_mos_columns("reference_", meters.mos(ceiling_wav, audio.sample_rate)))
                     quality = resynthesis_quality(ceiling_wav, item.reference, audio.sample_rate)
                     row.update(reference_pesq=rounded(quality.pesq, 3), reference_stoi=rounded(quality.stoi, 4))
-            scored.append(entry)
+            batch.append(entry)
+        journal.put(chunk, [entry.to_record() for entry in batch])
+        scored += batch
+    journal.finish()
     if kept is not None and kept.hits:
         log.info("the ceiling: %d of %d transcripts kept from earlier evaluations (%s)", kept.hits,
                  kept.hits + kept.misses, kept.folder)

@@ -9,6 +9,7 @@ import torch
 from torch import nn
 
 from tts.config import MEL_FIELDS, AudioConfig
+from tts.digest import update_with_state
 from tts.errors import TTSError
 
 __all__ = ["MEL_FIELDS", "NeuralVocoder", "Vocoder"]
@@ -44,9 +45,7 @@ class Vocoder(nn.Module):
         (:meth:`settings_text`) and every weight and buffer of its state. Two vocoders with one
         fingerprint make the same waveform of the same mel on the same machine."""
         digest = hashlib.sha256(f"{type(self).__qualname__}|{self.audio!r}|{self.settings_text()}".encode())
-        for name, tensor in sorted(self.state_dict().items()):
-            digest.update(f"|{name}|{tensor.dtype}|{tuple(tensor.shape)}|".encode())
-            digest.update(tensor.detach().cpu().contiguous().reshape(-1).view(torch.uint8).numpy().tobytes())
+        update_with_state(digest, self.state_dict())
         return digest.hexdigest()
 
     def settings_text(self) -> str:
