@@ -67,6 +67,12 @@ class Meters:
         return cls(Recognizer() if asr else None, MOSPredictor() if mos else None,
                    SpeakerSimilarity() if speaker else None)
 
+    def identities(self) -> list[str | None]:
+        """Which meters score, and which recognizer hears (None for a meter not used)."""
+        return [self.recognizer.identity if self.recognizer is not None else None,
+                type(self.mos).__qualname__ if self.mos is not None else None,
+                type(self.speaker).__qualname__ if self.speaker is not None else None]
+
 
 @dataclass
 class Scored:
@@ -139,10 +145,7 @@ def score(synthesizer: Synthesizer, items: list[Item], out: Path, meters: Meters
     settings = settings or synthesizer.settings
     batch_size = settings.batch_size
     kept = ceiling_transcripts(synthesizer.vocoder, meters.recognizer) if meters.recognizer is not None else None
-    meter_names = [meters.recognizer.identity if meters.recognizer is not None else None,
-                   type(meters.mos).__qualname__ if meters.mos is not None else None,
-                   type(meters.speaker).__qualname__ if meters.speaker is not None else None]
-    journal = ScoringJournal(out, scoring_identity(synthesizer, settings, meter_names))
+    journal = ScoringJournal(out, scoring_identity(synthesizer, settings, meters.identities()))
     scored: list[Scored] = []
     for chunk in tqdm(speaker_batches(items, batch_size), desc="evaluate", unit="batch", disable=not progress):
         records = journal.get(chunk)
