@@ -9,7 +9,7 @@ import pytest
 from conftest import CountingRecognizer, recordings, tiny_synthesizer
 
 from tts.evaluation.journal import JOURNAL
-from tts.evaluation.scoring import Meters, score
+from tts.evaluation.scoring import Meters, score, write_tables
 from tts.synthesis import Synthesizer
 
 
@@ -49,7 +49,6 @@ def setup(tiny_experiment, tiny_corpus, tmp_path, monkeypatch):
 def test_an_interrupted_evaluation_resumes_with_the_rows_of_an_uninterrupted_one(setup, tmp_path, monkeypatch):
     synth, settings, items = setup
     whole = score(synth, items, tmp_path / "whole", Meters(recognizer=CountingRecognizer()), False, settings)
-    assert not (tmp_path / "whole" / JOURNAL).exists()
 
     sizes = counting_calls(monkeypatch, fail_at=3)
     with pytest.raises(Interrupted):
@@ -65,7 +64,25 @@ def test_an_interrupted_evaluation_resumes_with_the_rows_of_an_uninterrupted_one
     assert without_timing(resumed) == without_timing(whole)
     assert [s.ours for s in resumed] == [s.ours for s in whole]
     assert [s.ceiling for s in resumed] == [s.ceiling for s in whole]
+    assert (tmp_path / "cut" / JOURNAL).exists()  # until the folder's tables are written
+    write_tables([s.row for s in resumed], {}, tmp_path / "cut")
     assert not (tmp_path / "cut" / JOURNAL).exists()
+
+
+def test_groups_scored_into_one_folder_resume_past_the_finished_ones(setup, tmp_path, monkeypatch):
+    """A suite scores its categories one after another into one folder: cut in the second, the
+    first is read back whole."""
+    synth, settings, items = setup
+    first, second = items[:2], items[2:]  # one batch, then two
+    sizes = counting_calls(monkeypatch, fail_at=3)
+    score(synth, first, tmp_path, Meters(), False, settings)
+    with pytest.raises(Interrupted):
+        score(synth, second, tmp_path, Meters(), False, settings)
+    assert sizes == [2, 2]
+    sizes = counting_calls(monkeypatch)
+    score(synth, first, tmp_path, Meters(), False, settings)
+    score(synth, second, tmp_path, Meters(), False, settings)
+    assert sizes == [1]
 
 
 def test_batches_kept_under_other_settings_or_meters_are_scored_again(setup, tmp_path, monkeypatch):

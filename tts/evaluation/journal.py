@@ -8,7 +8,9 @@ inference settings, the meters, and the batch's items (ids, texts, speakers, ref
 batches are those an uninterrupted run makes, and the prenet's noise is seeded per batch, so a
 resumed evaluation gives the rows an uninterrupted one gives. A line written under another key
 (another checkpoint, other settings) is never reused, and a line cut short by a kill is ignored.
-The file is removed when scoring completes.
+The file is removed when the folder's tables are written (:func:`tts.evaluation.scoring.write_tables`):
+an evaluation that scores several groups into one folder (the suites' categories) resumes at its
+first unscored batch of any group.
 """
 
 from __future__ import annotations
@@ -51,8 +53,8 @@ def scoring_identity(synthesizer: Synthesizer, settings: InferenceConfig, meters
 
 class ScoringJournal:
     """``get(batch)``: the records kept for the batch under this identity, or None;
-    ``put(batch, records)``: keep them (appended and flushed at once); ``finish()``: remove the file.
-    A record is one item's result as a JSON-ready dict."""
+    ``put(batch, records)``: keep them (appended and flushed at once). A record is one item's
+    result as a JSON-ready dict."""
 
     def __init__(self, out: Path, identity: str):
         self.path = out / JOURNAL
@@ -87,7 +89,7 @@ class ScoringJournal:
             fh.write(line + "\n")
             fh.flush()
 
-    def finish(self) -> None:
+    def report(self) -> None:
+        """Say how much was read back, if anything."""
         if self.resumed:
             log.info("resumed: %d scored items read back from %s", self.resumed, self.path)
-        self.path.unlink(missing_ok=True)

@@ -26,7 +26,7 @@ import torch
 from tts.audio import MelSpectrogram, save_wav
 from tts.config import InferenceConfig
 from tts.evaluation.ceilings import ceiling_transcripts
-from tts.evaluation.journal import ScoringJournal, scoring_identity
+from tts.evaluation.journal import JOURNAL, ScoringJournal, scoring_identity
 from tts.metrics import ErrorCounts, Failure, Recognizer, error_counts, mel_cepstral_distortion
 from tts.metrics.mos import MOSPredictor, MOSScores
 from tts.metrics.quality import resynthesis_quality
@@ -135,8 +135,8 @@ def score(synthesizer: Synthesizer, items: list[Item], out: Path, meters: Meters
     """Synthesize every item (batched; the synthesizer's settings, or ``settings``), write its wav
     and alignment plot to ``out/wavs/`` and score it. The recordings' mels go through the
     synthesizer's own vocoder: the ceiling is vocoded exactly as our mels are. Each scored batch is
-    kept in ``out`` (:mod:`tts.evaluation.journal`) until all are, so a rerun after an interruption
-    resumes at the first batch not scored."""
+    kept in ``out`` (:mod:`tts.evaluation.journal`) until :func:`write_tables` writes the folder's
+    tables, so a rerun after an interruption resumes at the first batch not scored."""
     from tqdm import tqdm
 
     (out / "wavs").mkdir(parents=True, exist_ok=True)
@@ -203,7 +203,7 @@ def score(synthesizer: Synthesizer, items: list[Item], out: Path, meters: Meters
             batch.append(entry)
         journal.put(chunk, [entry.to_record() for entry in batch])
         scored += batch
-    journal.finish()
+    journal.report()
     if kept is not None and kept.hits:
         log.info("the ceiling: %d of %d transcripts kept from earlier evaluations (%s)", kept.hits,
                  kept.hits + kept.misses, kept.folder)
@@ -289,7 +289,8 @@ def summarize(scored: list[Scored]) -> dict:
 
 def write_tables(rows: list[dict], summary: dict, out: Path, show: list[str] | None = None) -> None:
     """``summary.json``, and the rows as ``utterances.json`` / ``.csv`` and as a Markdown table
-    of the ``show`` columns (default: the evaluation's main ones)."""
+    of the ``show`` columns (default: the evaluation's main ones). The folder's results are then
+    complete: the scoring journal goes."""
     (out / "summary.json").write_text(json.dumps(summary, indent=1))
     (out / "utterances.json").write_text(json.dumps(rows, indent=1))
     columns = list(dict.fromkeys(k for r in rows for k in r))
@@ -304,3 +305,4 @@ def write_tables(rows: list[dict], summary: dict, out: Path, show: list[str] | N
     lines = ["| " + " | ".join(show) + " |", "|" + "---|" * len(show)]
     lines += ["| " + " | ".join(str(r.get(c, "")).replace("|", "/") for c in show) + " |" for r in rows]
     (out / "utterances.md").write_text("\n".join(lines) + "\n")
+    (out / JOURNAL).unlink(missing_ok=True)
