@@ -52,8 +52,8 @@ def scoring_identity(synthesizer: Synthesizer, settings: InferenceConfig, meters
 
 
 class ScoringJournal:
-    """``get(batch)``: the records kept for the batch under this identity, or None;
-    ``put(batch, records)``: keep them (appended and flushed at once). A record is one item's
+    """``key(batch)``: a batch's key under this identity; ``get(key, count)``: the ``count``
+    records kept under it, or None; ``put(key, records)``: keep them (appended and flushed at once). A record is one item's
     result as a JSON-ready dict."""
 
     def __init__(self, out: Path, identity: str):
@@ -76,15 +76,15 @@ class ScoringJournal:
             digest.update(np.ascontiguousarray(item.reference, dtype=np.float32).tobytes())
         return digest.hexdigest()
 
-    def get(self, batch: Sequence[JournalItem]) -> list[dict] | None:
-        records = self._kept.get(self.key(batch))
-        if records is None or len(records) != len(batch):
+    def get(self, key: str, count: int) -> list[dict] | None:
+        records = self._kept.get(key)
+        if records is None or len(records) != count:
             return None
         self.resumed += len(records)
         return records
 
-    def put(self, batch: Sequence[JournalItem], records: list[dict]) -> None:
-        line = json.dumps({"key": self.key(batch), "records": records}, default=float)
+    def put(self, key: str, records: list[dict]) -> None:
+        line = json.dumps({"key": key, "records": records}, default=float)
         with open(self.path, "a", encoding="utf-8") as fh:
             fh.write(line + "\n")
             fh.flush()

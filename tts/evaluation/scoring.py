@@ -148,7 +148,8 @@ def score(synthesizer: Synthesizer, items: list[Item], out: Path, meters: Meters
     journal = ScoringJournal(out, scoring_identity(synthesizer, settings, meters.identities()))
     scored: list[Scored] = []
     for chunk in tqdm(speaker_batches(items, batch_size), desc="evaluate", unit="batch", disable=not progress):
-        records = journal.get(chunk)
+        key = journal.key(chunk)  # hashes the batch's recordings: once
+        records = journal.get(key, len(chunk))
         if records is not None:
             scored += [Scored.from_record(r) for r in records]
             continue
@@ -201,7 +202,7 @@ def score(synthesizer: Synthesizer, items: list[Item], out: Path, meters: Meters
                     quality = resynthesis_quality(ceiling_wav, item.reference, audio.sample_rate)
                     row.update(reference_pesq=rounded(quality.pesq, 3), reference_stoi=rounded(quality.stoi, 4))
             batch.append(entry)
-        journal.put(chunk, [entry.to_record() for entry in batch])
+        journal.put(key, [entry.to_record() for entry in batch])
         scored += batch
     journal.report()
     if kept is not None and kept.hits:
