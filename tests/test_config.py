@@ -32,6 +32,10 @@ from tts.models.attention import available
     ("optim.betas=[0.9]", "'optim.betas' must hold 2 values, got 1 ([0.9])"),
     ("model.tacotron2.prenet_dims=[]", "'model.tacotron2.prenet_dims' must hold at least 1 value(s), got []"),
     ("audio.log_floor=.nan", "'audio.log_floor' must be > 0 and < 1"),
+    ("train.lr_scales=[{prefix: decoder, scale: 0}]", "'train.lr_scales[0].scale' must be > 0, got 0"),
+    ("train.lr_scales=[{scale: 0.1}]", "'train.lr_scales[0].prefix' must name a parameter-name prefix"),
+    ("train.lr_scales=[{prefix: decoder}, {prefix: decoder, scale: 2}]",
+     "'train.lr_scales' names a prefix more than once (decoder)"),
 ])
 def test_bad_values_name_the_key(override, message):
     with pytest.raises(ConfigError, match="config key " + __import__("re").escape(message)):

@@ -245,6 +245,36 @@ def test_freezing_the_encoder_and_decoder_trains_only_the_postnet(tiny_corpus, t
                 progress=False)
 
 
+def test_lr_scales_move_each_prefix_at_its_own_rate(tiny_corpus, tmp_path):
+    """Adam's first update moves a weight by about its group's rate, so one update from a warm start
+    shows each group's rate: the decoder at a tenth, its prenet (the longer prefix) at a half."""
+    Trainer(make_config(max_steps=2, checkpoint_every=2), tiny_corpus, tmp_path / "a", progress=False).fit()
+    start = checkpoint.read(tmp_path / "a" / "checkpoint_00000002.pt").weights
+    scales = [{"prefix": "decoder", "scale": 0.1}, {"prefix": "decoder.prenet", "scale": 0.5}]
+    config = make_config(max_steps=1, checkpoint_every=1, warm_start=str(tmp_path / "a" / "checkpoint_00000002.pt"),
+                         lr_scales=scales, freeze=["postnet"])
+    trainer = Trainer(config, tiny_corpus, tmp_path / "b", progress=False)
+    assert [group["lr"] for group in trainer.optimizer.param_groups] == pytest.approx([2e-3, 1e-3, 2e-4])
+    trainer.fit()
+    end = checkpoint.read(tmp_path / "b" / "checkpoint_00000001.pt").weights
+
+    def largest_move(prefix: str) -> float:
+        return max(float((end[n] - start[n]).abs().max()) for n in start
+                   if n.startswith(prefix) and start[n].is_floating_point() and "running" not in n)
+
+    encoder, prenet = largest_move("encoder."), largest_move("decoder.prenet.")
+    rest = max(largest_move(f"decoder.{m}") for m in ("attention_rnn", "decoder_rnn", "mel_proj", "stop_proj"))
+    assert largest_move("postnet.") == 0
+    assert prenet / encoder == pytest.approx(0.5, rel=0.05)
+    assert rest / encoder == pytest.approx(0.1, rel=0.05)
+
+    with pytest.raises(TTSError, match=r"'train.lr_scales': no parameter name starts with 'decodr'"):
+        Trainer(make_config(max_steps=1, lr_scales=[{"prefix": "decodr"}]), tiny_corpus, tmp_path / "c", progress=False)
+    with pytest.raises(TTSError, match=r"no trainable parameter is left under 'postnet' \(train.freeze holds them"):
+        Trainer(make_config(max_steps=1, freeze=["postnet"], lr_scales=[{"prefix": "postnet", "scale": 0.1}]),
+                tiny_corpus, tmp_path / "d", progress=False)
+
+
 def adversarial_config(**train):
     d = tiny_config_dict()
     d["train"].update(train)

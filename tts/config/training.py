@@ -95,6 +95,19 @@ class ReductionStage:
 
 
 @dataclass
+class LearningRateScale:
+    """Parameters whose names start with ``prefix`` learn at ``scale`` times the schedule's rate
+    (discriminative fine-tuning: ``{prefix: decoder, scale: 0.1}`` moves the decoder a tenth as fast)."""
+
+    prefix: str = ""
+    scale: float = bounded(1.0, 0.0, low_open=True)
+
+    def __post_init__(self) -> None:
+        if not self.prefix.strip():
+            raise ConfigError.for_key("prefix", "must name a parameter-name prefix (e.g. decoder)")
+
+
+@dataclass
 class ScheduledSamplingConfig:
     """Parallel scheduled sampling: feed the decoder its own teacher-forced predictions instead of
     the ground-truth previous frame with ``probability``, ramped linearly from 0 at ``start_step``
@@ -116,7 +129,8 @@ class TrainConfig:
     """Trainer settings. ``amp``: autocast precision (``auto``: bf16 on a GPU that has it, off on
     the CPU; ``bf16`` also on the CPU). ``freeze``: parameter-name prefixes held fixed, their
     BatchNorm statistics included (``[encoder, decoder]`` fine-tunes the postnet without moving the
-    alignment)."""
+    alignment). ``lr_scales``: per-prefix learning-rate factors (:class:`LearningRateScale`; the
+    longest matching prefix applies)."""
 
     max_steps: int = bounded(100000, 1)
     seed: int = 1234
@@ -135,3 +149,10 @@ class TrainConfig:
     warm_start: str = ""
     ignore_layers: list[str] = only_for("acoustic", field(default_factory=list))
     freeze: list[str] = only_for("acoustic", field(default_factory=list))
+    lr_scales: list[LearningRateScale] = only_for("acoustic", field(default_factory=list))
+
+    def __post_init__(self) -> None:
+        prefixes = [entry.prefix for entry in self.lr_scales]
+        repeated = sorted({prefix for prefix in prefixes if prefixes.count(prefix) > 1})
+        if repeated:
+            raise ConfigError.for_key("lr_scales", f"names a prefix more than once ({', '.join(repeated)})")

@@ -70,7 +70,7 @@ class Trainer(TrainingRun[ExperimentConfig]):
         self.model = build_model(config.model, len(self.inventory), config.audio).to(self.device)
         self.ddp_model: torch.nn.Module = self.model
         self.criterion = TTSLoss(config.loss)
-        self.optimizer = build_optimizer(self._trainable_parameters(), config.optim)
+        self.optimizer = build_optimizer(self._parameter_groups(), config.optim)
         self.scheduler = build_scheduler(self.optimizer, config.optim)
         self.scaler = torch.amp.GradScaler("cuda", enabled=self.amp_dtype == torch.float16)
         self.adversary = (MelAdversary(config.loss.adversarial, self.device, self.amp_dtype == torch.float16)
@@ -90,23 +90,33 @@ class Trainer(TrainingRun[ExperimentConfig]):
                 raise TTSError(f"train.r_schedule uses r={stage.r}; set model.{self.config.model.name}"
                                f".max_reduction_factor >= {stage.r}")
 
-    def _trainable_parameters(self) -> list[torch.nn.Parameter]:
-        """Every parameter not under a ``train.freeze`` prefix; the frozen ones stop taking gradients."""
+    def _parameter_groups(self) -> list[dict[str, Any]]:
+        """The optimizer's parameter groups: every parameter not under a ``train.freeze`` prefix (the
+        frozen ones stop taking gradients), at the base rate first, then one group per
+        ``train.lr_scales`` entry with its own rate (the longest matching prefix claims a parameter)."""
         frozen = tuple(self.config.train.freeze)
+        scales = sorted(self.config.train.lr_scales, key=lambda entry: -len(entry.prefix))
         names = [name for name, _ in self.model.named_parameters()]
-        for prefix in frozen:
+        tops = ", ".join(sorted({name.split(".")[0] for name in names}))
+        for key, prefix in [("freeze", p) for p in frozen] + [("lr_scales", e.prefix) for e in scales]:
             if not any(name.startswith(prefix) for name in names):
-                tops = sorted({name.split(".")[0] for name in names})
-                raise TTSError(f"config key 'train.freeze': no parameter name starts with '{prefix}' "
-                               f"(the model's top-level modules: {', '.join(tops)})")
-        trainable = []
+                raise TTSError(f"config key 'train.{key}': no parameter name starts with '{prefix}' "
+                               f"(the model's top-level modules: {tops})")
+        groups: list[list[torch.nn.Parameter]] = [[] for _ in range(len(scales) + 1)]
         for name, parameter in self.model.named_parameters():
             parameter.requires_grad_(not (frozen and name.startswith(frozen)) and name not in self.model.fixed_parameters)
             if parameter.requires_grad:
-                trainable.append(parameter)
-        if not trainable:
+                claims = [i for i, entry in enumerate(scales, 1) if name.startswith(entry.prefix)]
+                groups[claims[0] if claims else 0].append(parameter)
+        if not any(groups):
             raise TTSError("config key 'train.freeze' freezes every parameter; leave at least one module to train")
-        return trainable
+        for entry, group in zip(scales, groups[1:]):
+            if not group:
+                raise TTSError(f"config key 'train.lr_scales': no trainable parameter is left under '{entry.prefix}' "
+                               f"(train.freeze holds them, or a longer prefix claims them); drop the entry")
+        base = self.config.optim.lr
+        return [{"params": groups[0], "lr": base}] + [{"params": group, "lr": base * entry.scale}
+                                                       for entry, group in zip(scales, groups[1:])]
 
     def _set_speaker_centroids(self, vectors: dict[str, np.ndarray]) -> None:
         """A ``ge2e`` model's table: each of the corpus's speakers gets its mean training d-vector
