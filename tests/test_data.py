@@ -15,7 +15,7 @@ from tts.config import config_from_dict
 from tts.data import FeatureDataset, LengthBucketBatchSampler, compute_features, feature_dir, read_metadata, read_split
 from tts.data.dataset import StopSafeLoader, leave_stop_signals_to_the_trainer
 from tts.errors import TTSError
-from tts.text import normalize_text
+from tts.text import FRONTEND_REVISION, normalize_text
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -40,6 +40,16 @@ def test_features_cache_and_stats(tiny_corpus):
     other = config_from_dict({**tiny_config_dict(), "audio": {"n_mels": 40}})
     assert feature_dir(tiny_corpus, other.audio, other.text) != cache
     assert compute_features(tiny_corpus, config, num_workers=1, progress=False) == cache
+
+
+def test_a_new_frontend_revision_makes_a_new_cache(tiny_corpus, monkeypatch):
+    """Ids made by an older frontend are not read as today's: the revision is part of the cache's key."""
+    import tts.text
+
+    config = config_from_dict(tiny_config_dict())
+    cache = feature_dir(tiny_corpus, config.audio, config.text)
+    monkeypatch.setattr(tts.text, "FRONTEND_REVISION", tts.text.FRONTEND_REVISION + 1)
+    assert feature_dir(tiny_corpus, config.audio, config.text) != cache
 
 
 def test_leading_silence_and_bos_make_their_own_cache(tiny_corpus):
@@ -196,7 +206,7 @@ def test_ljspeech_run_sh_on_a_stand_in_with_a_relative_data_dir_and_overrides(tm
     for split in ("val", "test"):
         assert read_split(data, split) == [u.id for u in utts if listed[u.id][0] == split]
     (settings,) = [json.loads(p.read_text()) for p in (data / "features").glob("*/settings.json")]
-    assert settings["text"] == {"mode": "char", "add_eos": False}
+    assert settings["text"] == {"mode": "char", "add_eos": False, "frontend": FRONTEND_REVISION}
 
 
 @pytest.mark.skipif(subprocess.run(["which", "flite"], capture_output=True).returncode != 0,

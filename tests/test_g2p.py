@@ -87,6 +87,11 @@ def test_the_frontend_imports_neither_package_nor_their_dependencies():
     ("It is 10:45 a.m.", "{EY1} {EH1 M}"),             # was {AH0} {EH1 M}: "ten forty-five uh m"
     ("the U.S.A. A cat", "{Y UW1} {EH1 S} {EY1} {AH0} {K AE1 T}"),
     ("A cat sat.", "{AH0} {K AE1 T}"),
+    ("A. No, I said he was shot.", "{EY1}. {N OW1}"),  # an answer's label, as Festival reads it
+    ("and Robert A. Frazier,", "{R AA1 B ER0 T} {EY1}. {F R EY1 ZH ER0}"),
+    ("Plan A, then plan B.", "{P L AE1 N} {EY1}, {DH EH1 N}"),
+    ("He got an A", "{AE1 N} {EY1}"),
+    ("Is it a cat? A dog.", "{IH1 T} {AH0} {K AE1 T}? {AH0} {D AO1 G}"),
 ])
 def test_the_letter_a_of_an_initialism_is_said_by_its_name_and_the_article_is_not(text, expected):
     from tts.config import TextConfig

@@ -54,9 +54,9 @@ def audio_settings(audio: AudioConfig) -> dict[str, Any]:
 
 def feature_settings(audio: AudioConfig, text: TextConfig) -> dict[str, Any]:
     """The settings that determine the cached features."""
-    from tts.text import SymbolInventory
+    from tts.text import FRONTEND_REVISION, SymbolInventory
 
-    text_settings: dict[str, Any] = {"mode": text.mode, "add_eos": text.add_eos}
+    text_settings: dict[str, Any] = {"mode": text.mode, "add_eos": text.add_eos, "frontend": FRONTEND_REVISION}
     if text.add_bos:
         text_settings["add_bos"] = True
     if text.lexicon:  # its content, not its name, changes the ids

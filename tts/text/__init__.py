@@ -2,6 +2,6 @@
 
 from tts.text.normalize import normalize_text
 from tts.text.symbols import SymbolInventory
-from tts.text.tokenizer import MODES, TokenizedText, Tokenizer
+from tts.text.tokenizer import FRONTEND_REVISION, MODES, TokenizedText, Tokenizer
 
-__all__ = ["MODES", "SymbolInventory", "TokenizedText", "Tokenizer", "normalize_text"]
+__all__ = ["FRONTEND_REVISION", "MODES", "SymbolInventory", "TokenizedText", "Tokenizer", "normalize_text"]

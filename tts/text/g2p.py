@@ -22,6 +22,8 @@ WORD_RE = re.compile(r"[A-Za-z]+(?:'[A-Za-z]+)*")
 #: the letter's name, where a capital "A" is spelled rather than the article
 LETTER_A = ["EY1"]
 _VOWEL_LETTERS = frozenset("aeiouy")
+#: punctuation after which a capital "A" is the letter, not the article
+_AFTER_A_LETTER = frozenset(".,;:?!")
 log = logging.getLogger(__name__)
 
 
@@ -99,12 +101,15 @@ class G2P:
 
 def _spelled_a(words: list[str], i: int) -> bool:
     """Whether ``words[i]`` is a capital "A" spelled as a letter: beside another one-letter capital
-    ("A M" for a.m., "U S A"), as the normalizer writes initialisms. Another "A" does not count
-    ("the U S A A cat": the second is the article)."""
+    ("A M" for a.m., "U S A"), as the normalizer writes initialisms, or with punctuation or the end
+    of the sentence after it, where an article never stands ("A. No, I said", "Robert A. Frazier",
+    "Plan A, then B", "an A."; Festival, which speaks the synthetic corpus, says the letter there too).
+    Another "A" does not count as a letter beside it ("the U S A A cat": the second is the article)."""
     def letter(j: int) -> bool:
         return 0 <= j < len(words) and len(words[j]) == 1 and words[j].isupper() and words[j] != "A"
 
-    return words[i] == "A" and (letter(i - 1) or letter(i + 1))
+    last = i + 1 == len(words) or words[i + 1] in _AFTER_A_LETTER
+    return words[i] == "A" and (letter(i - 1) or letter(i + 1) or last)
 
 
 @functools.lru_cache(maxsize=1)

@@ -23,6 +23,11 @@ from tts.text.symbols import BOS, EOS, PAD, SILENT_SYMBOLS, SPACE, SymbolInvento
 
 log = logging.getLogger(__name__)
 
+#: raised whenever the same text and settings get other ids (normalizer, G2P or symbol rules), so
+#: that feature caches made before the change are made again: 2, a capital "A" before punctuation is
+#: the letter ("A. No", "Plan A,")
+FRONTEND_REVISION = 2
+
 MODES = ("phoneme", "char", "mixed")
 #: longer "words" are dropped with a warning (the longest English dictionary words have about 30 letters)
 MAX_WORD_LETTERS = 45
