@@ -542,3 +542,27 @@ def test_a_long_mel_vocoded_in_chunks_with_progress_is_the_whole_mel_vocoded(kin
     assert chunked.shape == whole.shape == ((300 - 1) * config.audio.hop_length,)
     assert float((chunked - whole).abs().max()) < 1e-4 * max(float(whole.abs().max()), 1e-3)
     assert "vocode" in capsys.readouterr().err  # the progress bar
+
+
+def test_the_synthesizer_vocodes_a_long_mel_in_chunks(tiny_experiment, monkeypatch):
+    """A passage read to the step limit has tens of thousands of frames, and a neural vocoder's
+    memory grows with its input: the synthesizer gives the vocoder VOCODE_CHUNK_FRAMES at a time,
+    and the waveform is the one a single call makes."""
+    import tts.synthesis
+    from tts.synthesis import Synthesizer
+
+    config = config_from_dict(tiny_vocoder_dict(), VocoderExperimentConfig)
+    torch.manual_seed(0)
+    vocoder = build_vocoder(config.vocoder, config.audio).for_inference()
+    synthesizer = Synthesizer.from_checkpoint(tiny_experiment / "checkpoint_00000004.pt")
+    synthesizer.vocoder = vocoder
+    mel = (torch.randn(config.audio.n_mels, 300) - 5.0).numpy()
+    whole = vocoder(torch.from_numpy(mel)[None])[0][0].numpy()
+    calls: list[int] = []
+    chunk = vocoder.chunk
+    monkeypatch.setattr(vocoder, "chunk", lambda m, start, end, last=True: calls.append(start) or chunk(m, start, end, last))
+    monkeypatch.setattr(tts.synthesis, "VOCODE_CHUNK_FRAMES", 128)
+    chunked = synthesizer.vocode(mel)
+    assert calls == [0, 128, 256]
+    assert chunked.shape == whole.shape == ((300 - 1) * config.audio.hop_length,)
+    assert float(np.abs(chunked - whole).max()) < 1e-4 * max(float(np.abs(whole).max()), 1e-3)

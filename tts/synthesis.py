@@ -64,6 +64,8 @@ class Segment:
 
 #: a figure shows at most this many decoder steps (the first sentences of a longer text)
 FIGURE_STEPS = 3000
+#: mel frames a neural vocoder is given at once (24 s at 22,050 Hz and hop 256; longer mels go in chunks)
+VOCODE_CHUNK_FRAMES = 2048
 
 
 @dataclass
@@ -227,10 +229,11 @@ class Synthesizer:
     @torch.no_grad()
     def vocode(self, mel: np.ndarray, vocoder: Vocoder | None = None) -> np.ndarray:
         """One log-mel ``(n_mels, T_mel)`` → waveform ``(T_wav,)`` with this synthesizer's vocoder
-        (or ``vocoder``, e.g. to compare one with another)."""
+        (or ``vocoder``, e.g. to compare one with another), in chunks of :data:`VOCODE_CHUNK_FRAMES`
+        (:meth:`Vocoder.vocode_long`): a neural vocoder's memory grows with its input (HiFi-GAN V1:
+        about 2 GB for 6,000 frames), and a passage read to the step limit has tens of thousands."""
         vocoder = vocoder or self.vocoder
-        wav, lengths = vocoder(torch.from_numpy(mel).to(self.device)[None], None)
-        return wav[0, : int(lengths[0])].cpu().numpy()
+        return vocoder.vocode_long(torch.from_numpy(mel).to(self.device), VOCODE_CHUNK_FRAMES).cpu().numpy()
 
     @property
     def speakers(self) -> list[str]:
