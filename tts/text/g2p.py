@@ -108,8 +108,10 @@ def _spelled_a(words: list[str], i: int) -> bool:
     def letter(j: int) -> bool:
         return 0 <= j < len(words) and len(words[j]) == 1 and words[j].isupper() and words[j] != "A"
 
-    last = i + 1 == len(words) or words[i + 1] in _AFTER_A_LETTER
-    return words[i] == "A" and (letter(i - 1) or letter(i + 1) or last)
+    def ends_a_phrase() -> bool:
+        return i + 1 == len(words) or words[i + 1] in _AFTER_A_LETTER
+
+    return words[i] == "A" and (letter(i - 1) or letter(i + 1) or ends_a_phrase())
 
 
 @functools.lru_cache(maxsize=1)
