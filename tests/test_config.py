@@ -36,6 +36,9 @@ from tts.models.attention import available
     ("train.lr_scales=[{scale: 0.1}]", "'train.lr_scales[0].prefix' must name a parameter-name prefix"),
     ("train.lr_scales=[{prefix: decoder}, {prefix: decoder, scale: 2}]",
      "'train.lr_scales' names a prefix more than once (decoder)"),
+    ("data.oversample=[{prefix: SHT, times: 0}]", "'data.oversample[0].times' must be >= 1, got 0"),
+    ("data.oversample=[{times: 4}]", "'data.oversample[0].prefix' must name an utterance-id prefix"),
+    ("data.oversample=[{prefix: SHT}, {prefix: SHT, times: 2}]", "'data.oversample' names a prefix more than once (SHT)"),
 ])
 def test_bad_values_name_the_key(override, message):
     with pytest.raises(ConfigError, match="config key " + __import__("re").escape(message)):

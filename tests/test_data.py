@@ -111,6 +111,25 @@ def test_collate_pads_to_multiple_of_r(tiny_corpus):
     assert batch.mel_mask.sum() == batch.mel_lengths.sum()
 
 
+def test_oversampling_repeats_the_items_of_a_prefix_in_every_epoch(tiny_corpus):
+    from tts.config.data import Oversampling
+
+    config = config_from_dict(tiny_config_dict())
+    cache = feature_dir(tiny_corpus, config.audio, config.text)
+    ids = [e["id"] for e in FeatureDataset(cache, tiny_corpus, "train").entries]
+    ds = FeatureDataset(cache, tiny_corpus, "train")
+    counts = ds.oversample([Oversampling("TINY-000", 3), Oversampling("TINY-0001", 2)])
+    under = [i for i in ids if i.startswith("TINY-000") and i != "TINY-0001"]
+    assert counts == {"TINY-000": len(under), "TINY-0001": 1} and len(under) >= 2
+    seen = [e["id"] for e in ds.entries]
+    assert len(ds) == len(ids) + 2 * len(under) + 1 and len(ds.frame_lengths) == len(ds)
+    assert {i: seen.count(i) for i in ids} == {i: 3 if i in under else 2 if i == "TINY-0001" else 1 for i in ids}
+    sampler = LengthBucketBatchSampler(ds.frame_lengths, max_frames=4000, max_batch_size=4, seed=3)
+    assert sorted(ds.entries[i]["id"] for batch in sampler for i in batch) == sorted(seen)
+    with pytest.raises(TTSError, match=r"'data.oversample': no utterance of this split has an id starting with 'SHT'"):
+        FeatureDataset(cache, tiny_corpus, "train").oversample([Oversampling("SHT", 4)])
+
+
 def test_sampler_frame_budget_determinism_and_ranks():
     rng = np.random.default_rng(0)
     lengths = rng.integers(50, 800, size=500).tolist()

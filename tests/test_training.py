@@ -245,6 +245,17 @@ def test_freezing_the_encoder_and_decoder_trains_only_the_postnet(tiny_corpus, t
                 progress=False)
 
 
+def test_oversampling_lengthens_the_training_epoch_only(tiny_corpus, tmp_path):
+    plain = Trainer(make_config(max_steps=1), tiny_corpus, tmp_path / "a", progress=False)
+    d = tiny_config_dict()
+    d["train"].update(max_steps=1)
+    d["data"] = {**d.get("data", {}), "oversample": [{"prefix": "TINY-000", "times": 4}]}
+    trainer = Trainer(config_from_dict(d), tiny_corpus, tmp_path / "b", progress=False)
+    under = trainer.oversampled["TINY-000"]
+    assert under >= 2 and len(trainer.train_set) == len(plain.train_set) + 3 * under
+    assert len(trainer.val_set) == len(plain.val_set)
+
+
 def test_lr_scales_move_each_prefix_at_its_own_rate(tiny_corpus, tmp_path):
     """Adam's first update moves a weight by about its group's rate, so one update from a warm start
     shows each group's rate: the decoder at a tenth, its prenet (the longer prefix) at a half."""

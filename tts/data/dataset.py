@@ -15,6 +15,7 @@ import torch
 from torch.utils.data import DataLoader, Dataset, Sampler
 
 from tts.config import DataConfig, ExperimentConfig
+from tts.config.data import Oversampling
 from tts.data.corpus import corpus_speakers, read_split
 from tts.data.features import feature_dir, read_manifest
 from tts.errors import TTSError
@@ -96,6 +97,27 @@ class FeatureDataset(Dataset):
 
     def __len__(self) -> int:
         return len(self.entries)
+
+    def oversample(self, rules: list[Oversampling]) -> dict[str, int]:
+        """Lists each item whose id starts with a rule's prefix ``times`` times in all (the longest
+        matching prefix applies; a repeated item keeps its place, so a batch sampler's epoch is
+        ``len(self)`` items with the repetitions among them). Returns each prefix's item count before
+        repeating; a prefix that matches no item is an error (a typo would otherwise train as if it
+        were not there)."""
+        by_length = sorted(rules, key=lambda rule: -len(rule.prefix))
+        counts = {rule.prefix: 0 for rule in rules}
+        repeated = []
+        for entry in self.entries:
+            rule = next((r for r in by_length if entry["id"].startswith(r.prefix)), None)
+            if rule is not None:
+                counts[rule.prefix] += 1
+            repeated.extend([entry] * (rule.times if rule is not None else 1))
+        unmatched = [prefix for prefix, count in counts.items() if count == 0]
+        if unmatched:
+            raise TTSError(f"config key 'data.oversample': no utterance of this split has an id starting with "
+                           f"{', '.join(repr(p) for p in unmatched)}; check the prefix against the corpus's metadata.csv")
+        self.entries = repeated
+        return counts
 
     @property
     def frame_lengths(self) -> list[int]:

@@ -65,6 +65,7 @@ class Trainer(TrainingRun[ExperimentConfig]):
         if speakers and config.model.speakers.vectors == "ge2e":  # training items carry their own d-vectors
             self.train_set.speaker_vectors = utterance_vectors(
                 self.data_root, [e["id"] for e in self.train_set.entries], progress and self.is_main)
+        self.oversampled = self.train_set.oversample(config.data.oversample)
 
         torch.manual_seed(config.train.seed)
         self.model = build_model(config.model, len(self.inventory), config.audio).to(self.device)
@@ -165,6 +166,9 @@ class Trainer(TrainingRun[ExperimentConfig]):
         log.info("model %s (%.2fM parameters%s, attention %s) on %s, world size %d; %d train / %d val utterances",
                  self.config.model.name, n_params / 1e6, extra, self.model.attention_name, self.device,
                  self.world_size, len(self.train_set), len(self.val_set))
+        for rule in self.config.data.oversample:
+            log.info("oversampled: %d training utterances under '%s', %d times each",
+                     self.oversampled[rule.prefix], rule.prefix, rule.times)
 
     # ------------------------------------------------------------------ checkpoints
     def _write_checkpoint(self, path: Path, training: dict[str, Any] | None) -> Path:
