@@ -70,7 +70,7 @@ def test_model_benchmark_times_any_configured_model(capsys, tmp_path):
                                      "inference": {"ms_per_decoder_step_incl_encoder_postnet": 1e6}}))
     cli.main(["bench", "model", "--config", str(config), "--threads", "1", "--train-steps", "1",
               "--inference-steps", "12", "--reference-json", str(reference), "--precisions", "int8", "fp32", "bf16",
-              "--batch-sizes", "2", "1", "--iters", "4", "--speakers", "3"])
+              "--batch-sizes", "2", "1", "--vocoder", "griffin-lim", "--iters", "4", "--speakers", "3"])
     result = json.loads(capsys.readouterr().out)
     assert (result["model"], result["reduction_factor"], result["attention"], result["device"], result["speakers"]) == (
         "transformer_tts", 2, "2-head encoder-decoder", "cpu", 3)  # a speaker table, conditioning timed
@@ -101,6 +101,28 @@ def test_model_benchmark_times_any_configured_model(capsys, tmp_path):
     assert speedup["inference_int8_batch1"] == pytest.approx(1e6 / steps["int8_batch1"], rel=0.01)
     assert result["targets_met"] == {"train_mel_frames_per_second": False, "inference_fp32_batch1": True,
                                      "inference_int8_batch1": True}
+
+
+def test_model_benchmark_synthesizes_through_the_default_vocoder_unless_told(capsys, tmp_path):
+    from tts.vocoders.catalogue import DEFAULT_VOCODER
+
+    config = tmp_path / "tiny.yaml"
+    config.write_text("model:\n  tacotron2: {embedding_dim: 32, encoder_conv_channels: 32, encoder_lstm_dim: 32, "
+                      "prenet_dims: [32, 32], attention_rnn_dim: 32, decoder_rnn_dim: 32, "
+                      "postnet: {layers: 2, channels: 32}, reduction_factor: 2}\n")
+    common = ["bench", "model", "--config", str(config), "--threads", "1", "--train-steps", "1",
+              "--inference-steps", "8", "--precisions", "fp32", "--batch-sizes", "1", "2"]
+    assert cli.main(common) == 0
+    synthesis = json.loads(capsys.readouterr().out)["synthesis"]
+    assert synthesis["vocoder"] == DEFAULT_VOCODER and sorted(synthesis["vocoder_seconds"]) == ["batch1", "batch2"]
+    for key in ("fp32_batch1", "fp32_batch2"):
+        assert synthesis[key]["realtime_factor"] == pytest.approx(1 / synthesis[key]["times_real_time"], rel=0.02)
+    assert synthesis["fp32_batch1"]["seconds"] > synthesis["vocoder_seconds"]["batch1"] > 0
+
+    config.write_text("audio: {n_mels: 40}\n")  # mels the pretrained HiFi-GAN was not trained on
+    assert cli.main(common) == 2
+    error = capsys.readouterr().err.strip().splitlines()
+    assert len(error) == 1 and error[0].startswith("error:") and "n_mels" in error[0]
 
 
 def test_model_benchmark_refuses_int8_off_the_cpu():

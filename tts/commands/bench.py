@@ -69,7 +69,8 @@ def model(p: argparse.ArgumentParser) -> None:
                    help="default fp32 int8 on the CPU, fp32 bf16 on CUDA; bf16 also trains under autocast")
     p.add_argument("--batch-sizes", nargs="+", type=positive_int,
                    help="inference and synthesis batch sizes (default 1 16, and 64 on CUDA)")
-    p.add_argument("--iters", type=positive_int, default=64, help="Griffin-Lim iterations of the synthesis timing")
+    add_vocoder(p)
+    p.add_argument("--iters", type=positive_int, default=64, help="Griffin-Lim iterations, with --vocoder griffin-lim")
     p.add_argument("--speakers", type=int, default=0, metavar="N",
                    help="give the model a table of N speakers (what conditioning costs; 0: the config's)")
     add_threads(p)
@@ -80,7 +81,8 @@ def model(p: argparse.ArgumentParser) -> None:
 
         return bench_model(a.threads, a.config, a.train_steps, a.inference_steps,
                            reference=run_reference(a.reference_command, a.reference_json), device=a.device,
-                           precisions=a.precisions, batch_sizes=a.batch_sizes, griffin_lim_iters=a.iters,
+                           precisions=a.precisions, batch_sizes=a.batch_sizes, vocoder=a.vocoder,
+                           griffin_lim_iters=a.iters,
                            speakers=a.speakers)
     p.set_defaults(bench=bench)
 
