@@ -25,8 +25,8 @@ export PYTHONPATH="$PWD${PYTHONPATH:+:$PYTHONPATH}" PYTHONUNBUFFERED=1
 tts() { "$python" -m tts.cli "$@"; }
 reference="$python egs/bench/nvidia_on_device.py --device cuda --amp fp16 --threads 8 \
   --nvidia-src $shared/reference/nvidia_tacotron2 --harness $shared/bench"
-tts bench model --device cuda --threads 8 --reference-command "$reference" > "$out/model.json"
-tts bench model --device cuda --threads 8 --config configs/tacotron2_small.yaml > "$out/model_small.json"
+tts bench model --device cuda --threads 8 --vocoder griffin-lim --reference-command "$reference" > "$out/model.json"
+tts bench model --device cuda --threads 8 --vocoder griffin-lim --config configs/tacotron2_small.yaml > "$out/model_small.json"
 tts bench griffin-lim --device cuda --threads 8 > "$out/griffin_lim.json"
 tts bench vocoder --device cuda --threads 8 > "$out/vocoder.json"
 echo "wrote $out/{model,model_small,griffin_lim,vocoder}.json"
