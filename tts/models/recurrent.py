@@ -11,6 +11,8 @@ the same (up to summation order); only the memory traffic changes.
 A loop's products also use a fixed weight at every step, so on the CPU the weight is reordered
 once into oneDNN's blocked layout (:func:`fixed_weight_product`): PyTorch's default GEMM re-packs
 the weight at every call, which makes a batch-1…16 product 2–4× slower than the memory allows.
+The same holds for bfloat16 weights (training and decoding under bf16 autocast) on CPUs where
+oneDNN computes bfloat16 itself (AVX-512 or AMX); elsewhere they take ``F.linear``.
 """
 
 from __future__ import annotations
@@ -24,30 +26,35 @@ from torch.nn import functional as F
 
 
 @functools.cache
-def packed_products_work() -> bool:
+def packed_products_work(dtype: torch.dtype = torch.float32) -> bool:
     """Whether this PyTorch build has oneDNN's private packed-weight linear ops
     (``torch.ops.mkldnn._reorder_linear_weight`` / ``_linear_pointwise``) and they compute
-    ``F.linear``'s product: checked once, on a small product, so that a build without them (or one
-    that changed them) falls back to ``F.linear`` instead of failing."""
-    if not torch.backends.mkldnn.is_available():
+    ``F.linear``'s product in ``dtype`` (float32, or bfloat16 where oneDNN computes it on this CPU):
+    checked once per dtype, on a small product, so that a build or CPU without them (or a build that
+    changed them) falls back to ``F.linear`` instead of failing."""
+    if not torch.backends.mkldnn.is_available() or dtype not in (torch.float32, torch.bfloat16):
         return False
     generator = torch.Generator().manual_seed(0)
-    weight, x = torch.randn(24, 40, generator=generator), torch.randn(3, 40, generator=generator)
+    weight, x = torch.randn(24, 40, generator=generator).to(dtype), torch.randn(3, 40, generator=generator).to(dtype)
     try:
+        if dtype == torch.bfloat16 and not torch.ops.mkldnn._is_mkldnn_bf16_supported():
+            return False
         packed = torch.ops.mkldnn._reorder_linear_weight(weight, 3)
         product = torch.ops.mkldnn._linear_pointwise(x, packed, None, "none", [], "")
     except (AttributeError, RuntimeError, TypeError):
         return False
-    return product.shape == (3, 24) and bool(torch.allclose(product, F.linear(x, weight), rtol=1e-4, atol=1e-4))
+    tolerance = 1e-4 if dtype == torch.float32 else 2e-2
+    return product.shape == (3, 24) and product.dtype == dtype and bool(
+        torch.allclose(product.float(), F.linear(x, weight).float(), rtol=tolerance, atol=tolerance))
 
 
 def fixed_weight_product(weight: torch.Tensor, batch_size: int) -> Callable[[torch.Tensor], torch.Tensor]:
     """``x ↦ x Wᵀ`` ``(B, in) → (B, out)`` for a weight ``(out, in)`` that stays fixed across many
-    calls with about ``batch_size`` rows: on the CPU in float32, where :func:`packed_products_work`,
-    the weight reordered once for oneDNN (any B works; ``batch_size`` tunes the layout); elsewhere
-    ``F.linear``. No autograd."""
+    calls with about ``batch_size`` rows: on the CPU in float32 or bfloat16, where
+    :func:`packed_products_work` for that dtype, the weight reordered once for oneDNN (any B works;
+    ``batch_size`` tunes the layout); elsewhere ``F.linear``. ``x`` has the weight's dtype. No autograd."""
     weight = weight.detach()
-    if weight.device.type == "cpu" and weight.dtype == torch.float32 and packed_products_work():
+    if weight.device.type == "cpu" and packed_products_work(weight.dtype):
         packed = torch.ops.mkldnn._reorder_linear_weight(weight, batch_size)
         return lambda x: torch.ops.mkldnn._linear_pointwise(x, packed, None, "none", [], "")
     return lambda x: F.linear(x, weight)
