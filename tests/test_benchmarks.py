@@ -3,8 +3,10 @@
 import json
 
 import pytest
+import torch
 
-from tts import cli
+from tts import cli, devices
+from tts.devices import computes_bf16
 from tts.models.quantize import int8_kernels
 
 
@@ -151,3 +153,21 @@ def test_int8_benchmark_measures_the_bundled_voice_against_float32(capsys):
     assert 0 < forced["mean"] <= forced["max"] < 0.02  # each step's rounding, on every kernel path
     free = batch["mel_relative_error_free_running"]
     assert 0 < free["mean"] <= free["max"]
+
+
+@pytest.mark.skipif(not computes_bf16(torch.device("cpu")), reason="this CPU has no bfloat16 arithmetic (AVX2 only)")
+def test_bf16_benchmark_measures_the_bundled_voice_against_float32(capsys):
+    cli.main(["bench", "bf16", "--batch-sizes", "1", "--steps", "5", "--threads", "1"])
+    result = json.loads(capsys.readouterr().out)
+    assert result["precision"] == "bf16" and "int8_kernels" not in result
+    batch = result["batches"]["batch1"]
+    assert batch["bf16_speedup"] == pytest.approx(batch["fp32_ms_per_step"] / batch["bf16_ms_per_step"], rel=0.02)
+    forced = batch["mel_relative_error_teacher_forced"]
+    assert 0 < forced["mean"] <= forced["max"] < 0.05
+
+
+def test_bf16_benchmark_says_where_the_cpu_would_emulate_it(capsys, monkeypatch):
+    monkeypatch.setattr(devices, "computes_bf16", lambda device: False)
+    assert cli.main(["bench", "bf16", "--batch-sizes", "1", "--steps", "5", "--threads", "1"]) == 2
+    error = capsys.readouterr().err.strip().splitlines()
+    assert len(error) == 1 and error[0].startswith("error: this CPU") and error[0].endswith("drop --bf16")

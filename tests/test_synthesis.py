@@ -8,9 +8,10 @@ import soundfile as sf
 import torch
 from PIL import Image
 
-from tts import checkpoint
+from tts import checkpoint, devices
 from tts.config import resolve_inference
 from tts.data import feature_dir
+from tts.devices import computes_bf16
 from tts.errors import TTSError
 from tts.metrics import Failure
 from tts.synthesis import Synthesizer
@@ -204,6 +205,7 @@ def test_evaluate_with_the_recognizer(tiny_experiment, tiny_corpus, tmp_path):
     assert row["text"] == "Fish swim in the lake." and {"transcript", "reference_transcript", "cer"} <= set(row)
     ours, theirs = error_counts(row["text"], row["transcript"]), error_counts(row["text"], row["reference_transcript"])
     assert (summary["wer"], summary["reference_wer"]) == (round(ours.wer, 4), round(theirs.wer, 4))
+    assert summary["precision"] == "fp32"
     assert summary["wer_ratio_to_reference"] == round(summary["wer"] / max(summary["reference_wer"], 1e-9), 2)
     assert (row["substitutions"], row["deletions"], row["insertions"]) == (
         ours.substitutions, ours.deletions, ours.insertions) == (summary["substitutions"], summary["deletions"],
@@ -269,11 +271,38 @@ def test_export_release_checkpoint(tiny_experiment, tmp_path):
 
 
 def test_int8_inference_is_close_to_fp32(synthesizer, tiny_experiment):
-    int8 = Synthesizer.from_checkpoint(tiny_experiment / "checkpoint_00000004.pt", int8=True, changes=FAST)
+    int8 = Synthesizer.from_checkpoint(tiny_experiment / "checkpoint_00000004.pt", precision="int8", changes=FAST)
     a = synthesizer(["Dogs run fast."])[0]
     b = int8(["Dogs run fast."])[0]
     assert a.mel.shape == b.mel.shape
     assert np.abs(a.mel - b.mel).mean() < 0.1 * np.abs(a.mel).mean()
+
+
+@pytest.mark.skipif(not computes_bf16(torch.device("cpu")), reason="this CPU has no bfloat16 arithmetic (AVX2 only)")
+def test_bf16_decoding_is_close_to_fp32_and_hands_on_float32(synthesizer, tiny_experiment):
+    bf16 = Synthesizer.from_checkpoint(tiny_experiment / "checkpoint_00000004.pt", precision="bf16", changes=FAST)
+    a = synthesizer(["Dogs run fast."])[0]
+    b = bf16(["Dogs run fast."])[0]
+    assert b.mel.dtype == np.float32 and b.alignment.dtype == np.float32 and b.waveform.dtype == np.float32
+    assert a.mel.shape == b.mel.shape
+    assert 0 < np.abs(a.mel - b.mel).mean() < 0.05 * np.abs(a.mel).mean()
+    assert bf16.fingerprint() != synthesizer.fingerprint()
+
+
+def test_bf16_is_refused_where_the_cpu_would_emulate_it(tiny_experiment, monkeypatch):
+    monkeypatch.setattr(devices, "computes_bf16", lambda device: False)
+    with pytest.raises(TTSError, match=r"no bfloat16 arithmetic, so bf16 would be slower than float32; drop --bf16"):
+        Synthesizer.from_checkpoint(tiny_experiment / "checkpoint_00000004.pt", precision="bf16", changes=FAST)
+    with pytest.raises(TTSError, match="int8 inference runs on the CPU only"):
+        devices.check_precision("int8", "cuda")
+    with pytest.raises(TTSError, match="precision 'fp16' is not one of fp32, bf16, int8"):
+        devices.check_precision("fp16", "cpu")
+
+
+def test_int8_and_bf16_exclude_each_other_on_the_command_line(tmp_path):
+    out = tts_cli("synthesize", "--text", "A cat sat.", "--int8", "--bf16", "--out", str(tmp_path / "a.wav"))
+    assert out.returncode == 2 and "argument --bf16: not allowed with argument --int8" in out.stderr
+    assert not (tmp_path / "a.wav").exists()
 
 
 def test_a_paragraph_sounds_as_its_sentences_said_one_by_one(synthesizer):

@@ -169,7 +169,7 @@ def test_transformer_trains_synthesizes_and_plots_heads(tiny_corpus, tmp_path):
     n_steps, n_text = first.alignment.shape
     np.testing.assert_allclose(heads[..., :n_steps, :n_text], first.attention_heads)
     assert float(np.abs(heads[..., :n_steps, n_text:]).max()) == 0.0
-    quantized = Synthesizer.from_checkpoint(ckpt, int8=True, changes=fast)(["A cat sat."])[0]
+    quantized = Synthesizer.from_checkpoint(ckpt, precision="int8", changes=fast)(["A cat sat."])[0]
     assert quantized.mel.shape[0] == 80 and quantized.attention_heads.shape[:2] == (2, 2)
     for extra in (["--all-heads"], ["--head", "1,0"]):
         out = subprocess.run([sys.executable, "-m", "tts.cli", "plot-alignment", "--checkpoint", str(ckpt), "--text",

@@ -4,22 +4,27 @@ from __future__ import annotations
 
 import platform
 from pathlib import Path
+from typing import Literal
 
 import torch
 
 from tts.errors import TTSError
 
+#: what an acoustic model decodes in: float32, bfloat16 under autocast, or int8 weights (the CPU only)
+Precision = Literal["fp32", "bf16", "int8"]
+PRECISIONS: tuple[Precision, ...] = ("fp32", "bf16", "int8")
 
-def resolve_device(requested: str | None, int8: bool = False) -> str:
+
+def resolve_device(requested: str | None, precision: str = "fp32") -> str:
     """``requested`` (``cpu``, ``cuda``, ``cuda:1`` ...) after checking this machine can run it;
-    ``None``: ``cuda`` when a GPU is available (and ``int8`` is off), else ``cpu``."""
+    ``None``: ``cuda`` when a GPU is available (and ``precision`` is not int8), else ``cpu``."""
     if requested is None:
-        return "cuda" if torch.cuda.is_available() and not int8 else "cpu"
+        return "cuda" if torch.cuda.is_available() and precision != "int8" else "cpu"
     try:
         device = torch.device(requested)
     except RuntimeError:
         raise TTSError(f"--device {requested!r} is not a device: use cpu, cuda or cuda:N") from None
-    if int8 and device.type != "cpu":
+    if precision == "int8" and device.type != "cpu":
         raise TTSError("int8 inference runs on the CPU only; drop --int8 or use --device cpu")
     if device.type == "cuda":
         if not torch.cuda.is_available():
@@ -31,6 +36,34 @@ def resolve_device(requested: str | None, int8: bool = False) -> str:
     elif device.type != "cpu":
         raise TTSError(f"--device {requested}: only cpu and cuda are supported")
     return requested
+
+
+def computes_bf16(device: torch.device) -> bool:
+    """Whether ``device`` computes bfloat16 products itself: a GPU that supports them, or a CPU on
+    which oneDNN does (AVX-512 or AMX). Elsewhere (AVX2 only) bf16 is converted in software and
+    slower than float32."""
+    if device.type == "cuda":
+        return torch.cuda.is_bf16_supported()
+    if not torch.backends.mkldnn.is_available():
+        return False
+    try:
+        return bool(torch.ops.mkldnn._is_mkldnn_bf16_supported())
+    except (AttributeError, RuntimeError):
+        return False
+
+
+def check_precision(precision: str, device: str | torch.device) -> Precision:
+    """``precision`` (one of :data:`PRECISIONS`) if ``device`` decodes in it faster than float32:
+    int8 on the CPU only, bf16 where :func:`computes_bf16`; else a :class:`TTSError` saying what to do."""
+    device = torch.device(device)
+    if precision not in PRECISIONS:
+        raise TTSError(f"precision {precision!r} is not one of {', '.join(PRECISIONS)}")
+    if precision == "int8" and device.type != "cpu":
+        raise TTSError("int8 inference runs on the CPU only; drop --int8 or use --device cpu")
+    if precision == "bf16" and not computes_bf16(device):
+        what = "this GPU" if device.type == "cuda" else f"this CPU ({_cpu_model()}: no AVX-512 or AMX)"
+        raise TTSError(f"{what} has no bfloat16 arithmetic, so bf16 would be slower than float32; drop --bf16")
+    return precision
 
 
 def describe_device(device: torch.device) -> str:

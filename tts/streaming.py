@@ -77,9 +77,9 @@ class Streamer:
         def run() -> None:
             try:
                 with torch.no_grad():
-                    synthesizer.model.inference(ids, None, settings, last,
-                                                on_step=stop_when(cancel, lambda step: frames.put(step[0].float().cpu())),
-                                                speakers=speakers)
+                    synthesizer.decode(ids, None, settings, last,
+                                       on_step=stop_when(cancel, lambda step: frames.put(step[0].float().cpu())),
+                                       speakers=speakers)
                 frames.put(_END)
             except Exception as exc:  # noqa: BLE001 - handed to the consumer (if still there), who raises it
                 frames.put(exc)

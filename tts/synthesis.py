@@ -9,6 +9,7 @@ sentences), the tokens, per-sentence attention reports and timings.
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import hashlib
 import html
@@ -27,13 +28,15 @@ from tts import checkpoint
 from tts.audio import save_wav
 from tts.audio.speaker_encoder import DIM as SPEAKER_VECTOR_DIM
 from tts.config import ExperimentConfig, InferenceConfig, resolve_inference
+from tts.devices import Precision, check_precision
 from tts.digest import update_with_files, update_with_state
 from tts.errors import TTSError
 from tts.fileio import atomic_path, writable_folder, write_text_atomic
 from tts.metrics import AttentionReport, Failure, attention_report, most_diagonal_head, speech_steps
 from tts.models import AutoregressiveTTS
-from tts.models.decoding import stop_when
+from tts.models.decoding import StepCallback, stop_when
 from tts.models.layers import decoder_steps, padded_ids
+from tts.models.outputs import InferenceOutput
 from tts.models.quantize import quantize_int8
 from tts.onnx import OnnxAcousticModel, OnnxExport, load_onnx
 from tts.plots import alignment_figure, save_figure
@@ -148,20 +151,23 @@ class Synthesizer:
     ``settings`` (default: the checkpoint's ``inference`` section; see :func:`resolve_inference`)
     holds the decoding limits, attention window, batch size and Griffin-Lim's settings, and is used
     as given. ``lexicon`` (a file of ``WORD PH ON EMES`` lines) replaces the checkpoint config's.
+    ``precision`` is the acoustic model's (:func:`~tts.devices.check_precision`): ``fp32``,
+    ``bf16`` (decoding under bfloat16 autocast; the mels handed on are float32) or ``int8``
+    (int8 weights, the CPU only); the vocoder runs in float32.
     """
 
-    def __init__(self, loaded: checkpoint.LoadedModel | OnnxExport, device: str = "cpu", int8: bool = False,
+    def __init__(self, loaded: checkpoint.LoadedModel | OnnxExport, device: str = "cpu", precision: str = "fp32",
                  vocoder: Vocoder | None = None, lexicon: str | None = None,
                  settings: InferenceConfig | None = None):
-        if int8 and torch.device(device).type != "cpu":
-            raise TTSError("int8 inference runs on the CPU only; drop --int8 or use --device cpu")
+        self.precision: Precision = check_precision(precision, device)
         self.model: AutoregressiveTTS | OnnxAcousticModel
         if isinstance(loaded, OnnxExport):
-            if int8 or torch.device(device).type != "cpu":
-                raise TTSError("the ONNX engine runs the exported float32 graphs on the CPU: drop --int8 and --device")
+            if precision != "fp32" or torch.device(device).type != "cpu":
+                raise TTSError("the ONNX engine runs the exported float32 graphs on the CPU: drop --int8, --bf16 "
+                               "and --device")
             self.model = loaded.model
         else:
-            self.model = quantize_int8(loaded.model) if int8 else loaded.model.to(device).eval()
+            self.model = quantize_int8(loaded.model) if precision == "int8" else loaded.model.to(device).eval()
         self.config: ExperimentConfig = loaded.config
         self.settings: InferenceConfig = settings or loaded.config.inference
         self.device, self.step = torch.device(device), loaded.step
@@ -180,8 +186,9 @@ class Synthesizer:
 
     def fingerprint(self) -> str:
         """What this synthesizer computes, as a hex digest: the acoustic model's weights (an ONNX
-        export's files), its step and model config, the tokenizer (inventory, mode, lexicon) and the
-        vocoder's :meth:`~tts.vocoders.Vocoder.fingerprint`. The inference settings are the caller's
+        export's files; int8 ones when quantized), its step and model config, bf16 decoding when it
+        is on, the tokenizer (inventory, mode, lexicon) and the vocoder's
+        :meth:`~tts.vocoders.Vocoder.fingerprint`. The inference settings are the caller's
         to add (they may be replaced per call)."""
         tokenizer = self.tokenizer
         digest = hashlib.sha256(f"{self.step}|{self.config.model!r}|{self.config.audio!r}|{tokenizer.mode}|"
@@ -192,18 +199,22 @@ class Synthesizer:
         else:
             assert isinstance(self.model, torch.nn.Module)
             update_with_state(digest, self.model.state_dict())
+        if self.precision == "bf16":
+            digest.update(b"|bf16 autocast|")
         digest.update(self.vocoder.fingerprint().encode())
         return digest.hexdigest()
 
     @classmethod
-    def from_checkpoint(cls, path: str | Path | None = None, device: str = "cpu", int8: bool = False,
+    def from_checkpoint(cls, path: str | Path | None = None, device: str = "cpu", precision: str = "fp32",
                         lexicon: str | None = None, changes: Mapping[str, Any] | None = None) -> "Synthesizer":
-        """Load a training or release checkpoint (``None``: the bundled model); ``int8`` quantizes
-        the decoder's weights for faster CPU inference; ``changes``: inference settings that
+        """Load a training or release checkpoint (``None``: the bundled model) to decode in
+        ``precision`` (``int8``: the decoder's weights quantized, for faster CPU inference; ``bf16``:
+        bfloat16 autocast, where the device computes it); ``changes``: inference settings that
         replace the checkpoint's (:func:`resolve_inference`), the vocoder among them
         (``{"vocoder": "griffin-lim"}``)."""
         loaded = checkpoint.load(path)
-        return cls(loaded, device, int8, lexicon=lexicon, settings=resolve_inference(loaded.config.inference, changes))
+        return cls(loaded, device, precision, lexicon=lexicon,
+                   settings=resolve_inference(loaded.config.inference, changes))
 
     @classmethod
     def from_onnx(cls, folder: str | Path, lexicon: str | None = None,
@@ -340,6 +351,18 @@ class Synthesizer:
                                   self.model.reduction_factor, pause_steps, timings))
         return results
 
+    @torch.no_grad()
+    def decode(self, ids: torch.Tensor, lengths: torch.Tensor | None, settings: InferenceConfig,
+               last_token: torch.Tensor | None = None, on_step: StepCallback | None = None,
+               speakers: torch.Tensor | None = None, speaker_vectors: torch.Tensor | None = None) -> InferenceOutput:
+        """The acoustic model's free-running decoding (:meth:`AutoregressiveTTS.inference`: ids
+        ``(B, T_text)`` → mel ``(B, n_mels, T_mel)`` ...) in this synthesizer's precision; under
+        ``bf16`` the outputs are bfloat16, and each step's frames that ``on_step`` hears too."""
+        low = (torch.autocast(self.device.type, dtype=torch.bfloat16) if self.precision == "bf16"
+               else contextlib.nullcontext())
+        with low:
+            return self.model.inference(ids, lengths, settings, last_token, on_step, speakers, speaker_vectors)
+
     def _synthesize(self, tokens: list[TokenizedText], settings: InferenceConfig,
                     cancel: threading.Event | None = None, speaker: int | np.ndarray | None = None) -> list[Segment]:
         """One batch of sentences through the acoustic model. Multi-head models show their most
@@ -349,9 +372,9 @@ class Synthesizer:
         speakers = (torch.full((len(tokens),), speaker, device=self.device) if isinstance(speaker, int) else None)
         vectors = (torch.from_numpy(speaker).to(self.device).expand(len(tokens), -1)
                    if isinstance(speaker, np.ndarray) else None)
-        out = self.model.inference(ids.to(self.device), lengths.to(self.device), settings, last_token.to(self.device),
-                                   on_step=stop_when(cancel) if cancel is not None else None, speakers=speakers,
-                                   speaker_vectors=vectors)
+        out = self.decode(ids.to(self.device), lengths.to(self.device), settings, last_token.to(self.device),
+                          on_step=stop_when(cancel) if cancel is not None else None, speakers=speakers,
+                          speaker_vectors=vectors)
         r = self.model.reduction_factor
         segments = []
         for i, tok in enumerate(tokens):

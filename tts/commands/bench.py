@@ -87,13 +87,23 @@ def model(p: argparse.ArgumentParser) -> None:
     p.set_defaults(bench=bench)
 
 
-def int8(p: argparse.ArgumentParser) -> None:
+def _against_fp32(p: argparse.ArgumentParser, precision: str) -> None:
+    """The options of a benchmark of one low precision against float32 decoding."""
     p.add_argument("--checkpoint", help="acoustic model checkpoint (default: the bundled voice)")
     p.add_argument("--batch-sizes", nargs="+", type=positive_int, default=[1, 16], help="batch sizes")
     p.add_argument("--steps", type=positive_int, default=300, help="decoder steps each speed timing is forced to")
     add_threads(p)
 
-    p.set_defaults(bench=calling("tts.benchmarks.int8:bench_int8", "checkpoint", "batch_sizes", "steps", "threads"))
+    p.set_defaults(precision=precision, bench=calling("tts.benchmarks.precision:bench_precision", "precision",
+                                                      "checkpoint", "batch_sizes", "steps", "threads"))
+
+
+def int8(p: argparse.ArgumentParser) -> None:
+    _against_fp32(p, "int8")
+
+
+def bf16(p: argparse.ArgumentParser) -> None:
+    _against_fp32(p, "bf16")
 
 
 def attention(p: argparse.ArgumentParser) -> None:
@@ -180,6 +190,7 @@ BENCHMARKS = Group("benchmark", {
     "vocoder": Command(f"{__name__}:vocoder", "real-time factor of Griffin-Lim and of each HiFi-GAN and Vocos config"),
     "model": Command(f"{__name__}:model", "training and inference speed of an acoustic model config"),
     "int8": Command(f"{__name__}:int8", "int8 vs float32 decoding on this CPU: kernels, speed and mel error"),
+    "bf16": Command(f"{__name__}:bf16", "bfloat16 autocast vs float32 decoding on this CPU: speed and mel error"),
     "attention": Command(f"{__name__}:attention",
                          "toy: steps each attention mechanism needs to align on two utterances"),
     "attention-cost": Command(f"{__name__}:attention_cost", "seconds per update and ms per decoder step of every "

@@ -17,6 +17,7 @@ from tts.commands.options import (
     device,
     inference_changes,
     positive_int,
+    precision,
 )
 from tts.errors import TTSError
 
@@ -60,7 +61,7 @@ def run(args: argparse.Namespace) -> None:
     if args.suite is not None:  # an unknown suite or category fails before the model loads
         check_categories(load_suite(args.suite), args.suite, args.categories)
     writable_folder(args.out)
-    synthesizer = Synthesizer.from_checkpoint(args.checkpoint, device=device(args), int8=args.int8,
+    synthesizer = Synthesizer.from_checkpoint(args.checkpoint, device=device(args), precision=precision(args),
                                               lexicon=args.lexicon,
                                               changes=inference_changes(args))
     if args.long_form is not None:

@@ -90,7 +90,10 @@ def add_inference(p: argparse.ArgumentParser, batch_size: bool = True) -> None:
     if batch_size:
         p.add_argument("--batch-size", type=positive_int, help="sentences decoded together")
     add_device(p)
-    p.add_argument("--int8", action="store_true", help="int8 weights for faster CPU inference")
+    low = p.add_mutually_exclusive_group()
+    low.add_argument("--int8", action="store_true", help="int8 weights for faster CPU inference")
+    low.add_argument("--bf16", action="store_true",
+                     help="decode in bfloat16 (autocast): faster on a GPU or a CPU with AVX-512 or AMX")
     p.add_argument("--lexicon", help="pronunciation lexicon (WORD PH ON EMES per line), before the dictionary")
     p.add_argument("settings", nargs="*", metavar="inference.KEY=VALUE",
                    help="any inference setting, e.g. inference.stop_after_last_token=true")
@@ -150,11 +153,16 @@ def inference_changes(args: argparse.Namespace) -> dict[str, Any]:
     return changes
 
 
+def precision(args: argparse.Namespace) -> str:
+    """The precision ``--int8`` or ``--bf16`` asks for (``fp32`` when neither)."""
+    return "int8" if getattr(args, "int8", False) else "bf16" if getattr(args, "bf16", False) else "fp32"
+
+
 def device(args: argparse.Namespace) -> str:
     """``--device`` checked against this machine, or the GPU when there is one (the CPU for --int8)."""
     from tts.devices import resolve_device
 
-    return resolve_device(args.device, getattr(args, "int8", False))
+    return resolve_device(args.device, precision(args))
 
 
 def wav_output(path: str) -> Path:

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import argparse
 
-from tts.commands.options import add_inference, device, inference_changes, int_pair
+from tts.commands.options import add_inference, device, inference_changes, int_pair, precision
 
 
 def declare(p: argparse.ArgumentParser) -> None:
@@ -25,6 +25,6 @@ def run(args: argparse.Namespace) -> None:
     from tts.evaluation.alignment_figures import plot_alignments
 
     out = plot_alignments(args.checkpoint, args.out, text=args.text, data_root=args.data, utterance=args.utterance,
-                          device=device(args), int8=args.int8, head=args.head, all_heads=args.all_heads,
+                          device=device(args), precision=precision(args), head=args.head, all_heads=args.all_heads,
                           changes=inference_changes(args), speaker=args.speaker)
     print(f"wrote {out}")

@@ -6,7 +6,7 @@ import argparse
 from pathlib import Path
 from typing import TYPE_CHECKING, Callable
 
-from tts.commands.options import add_checkpoint, add_inference, add_limit, add_vocoder, device, inference_changes
+from tts.commands.options import add_checkpoint, add_inference, add_limit, add_vocoder, device, inference_changes, precision
 from tts.errors import TTSError
 
 if TYPE_CHECKING:
@@ -89,11 +89,11 @@ def run(args: argparse.Namespace) -> int:
     if args.engine == "onnx":
         if args.checkpoint is None:
             raise TTSError("--engine onnx needs --checkpoint: the folder written by 'tts export CKPT --format onnx'")
-        if args.int8 or args.device not in (None, "cpu"):
-            raise TTSError("--engine onnx runs the exported float32 graphs on the CPU: drop --int8 and --device")
+        if precision(args) != "fp32" or args.device not in (None, "cpu"):
+            raise TTSError("--engine onnx runs the exported float32 graphs on the CPU: drop --int8, --bf16 and --device")
         synthesizer = Synthesizer.from_onnx(args.checkpoint, lexicon=args.lexicon, changes=inference_changes(args))
     else:
-        synthesizer = Synthesizer.from_checkpoint(args.checkpoint, device=device(args), int8=args.int8,
+        synthesizer = Synthesizer.from_checkpoint(args.checkpoint, device=device(args), precision=precision(args),
                                                   lexicon=args.lexicon, changes=inference_changes(args))
     # checked before any text is said
     speaker = synthesizer.resolve_speaker(synthesizer.speaker_vector(args.speaker_wav) if args.speaker_wav

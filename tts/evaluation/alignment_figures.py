@@ -91,7 +91,7 @@ def free_running(synthesizer: Synthesizer, text: str, speaker: str | None = None
 
 
 def plot_alignments(checkpoints: list[str], out: str | Path, text: str | None = None, data_root: str | None = None,
-                    utterance: str | None = None, device: str = "cpu", int8: bool = False,
+                    utterance: str | None = None, device: str = "cpu", precision: str = "fp32",
                     head: tuple[int, int] | None = None, all_heads: bool = False,
                     changes: Mapping[str, Any] | None = None, speaker: str | None = None) -> Path:
     """One checkpoint: the full figure. Several: their alignments side by side, in the order given.
@@ -121,7 +121,7 @@ def plot_alignments(checkpoints: list[str], out: str | Path, text: str | None = 
             panel = teacher_forced(loaded, data_root, utterance)
         else:
             assert text is not None
-            panel = free_running(Synthesizer(loaded, device, int8, settings=settings), text, speaker)
+            panel = free_running(Synthesizer(loaded, device, precision, settings=settings), text, speaker)
         panel.step, panel.r = loaded.step, loaded.model.reduction_factor
         if (head is not None or all_heads) and panel.heads is None:
             raise TTSError(f"{path} is a single-attention model: --head / --all-heads need Transformer-TTS")

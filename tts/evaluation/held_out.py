@@ -36,6 +36,6 @@ def evaluate(synthesizer: Synthesizer, data_root: str | Path, out: str | Path, s
     any_speaker = several or any(u.speaker for u in utterances)
     meters = Meters.create(use_asr, use_mos, any_speaker if use_speaker is None else use_speaker)
     scored = score(synthesizer, items, out, meters, progress)
-    summary = {"checkpoint_step": synthesizer.step, "split": split, **summarize(scored)}
+    summary = {"checkpoint_step": synthesizer.step, "precision": synthesizer.precision, "split": split, **summarize(scored)}
     write_tables([s.row for s in scored], summary, out)
     return summary

@@ -100,7 +100,8 @@ def run_long_form(synthesizer: Synthesizer, data_root: str | Path, out: str | Pa
     for entry in scored:
         by_multiple.setdefault(entry.row["category"], []).append(entry)
     summary: dict[str, Any] = {
-        "checkpoint_step": synthesizer.step, "corpus": str(data_root), "reference_voice": f"{engine} slt",
+        "checkpoint_step": synthesizer.step, "precision": synthesizer.precision, "corpus": str(data_root),
+        "reference_voice": f"{engine} slt",
         "longest_training_tokens": longest, "passages_per_multiple": per_multiple, "seed": seed,
         "multiples": {m: {**summarize(group), **lost_summary(group)} for m, group in by_multiple.items()},
         "seconds": round(time.perf_counter() - start, 1)}

@@ -171,7 +171,8 @@ def run_suite(synthesizer: Synthesizer, out: str | Path, suite: str = "robustnes
         settings = (dataclasses.replace(synthesizer.settings, split_sentences=False) if category == "long"
                     else synthesizer.settings)
         scored[category] = score(synthesizer, items, out, meters, progress, settings)
-    summary: dict[str, Any] = {"checkpoint_step": synthesizer.step, "suite": suite, "reference_voice": f"{engine} slt",
+    summary: dict[str, Any] = {"checkpoint_step": synthesizer.step, "precision": synthesizer.precision,
+                               "suite": suite, "reference_voice": f"{engine} slt",
                                "longest_training_tokens": longest,
                                "categories": {c: summarize(s) for c, s in scored.items()},
                                "overall": summarize([s for group in scored.values() for s in group])}
