@@ -6,11 +6,13 @@ import json
 
 import pytest
 import soundfile as sf
+import torch
 
 pytest.importorskip("httpx")
 from starlette.testclient import TestClient  # noqa: E402
 
 from tts import cli  # noqa: E402
+from tts.devices import computes_bf16  # noqa: E402
 from tts.errors import TTSError  # noqa: E402
 from tts.serve import Limits, create_app, load_service  # noqa: E402
 
@@ -29,7 +31,17 @@ def client(tiny_experiment):
 def test_health_names_the_voices_and_vocoders(client):
     health = client.get("/health").json()
     assert health["status"] == "ok" and health["voices"] == {"tiny": ["griffin-lim"]} and health["jobs"] == 0
-    assert health["default_vocoders"] == {"tiny": "griffin-lim"}
+    assert health["default_vocoders"] == {"tiny": "griffin-lim"} and health["precision"] == {"tiny": "fp32"}
+
+
+@pytest.mark.skipif(not computes_bf16(torch.device("cpu")), reason="this CPU has no bfloat16 arithmetic (AVX2 only)")
+def test_a_service_decoding_in_bf16_says_so_and_answers(tiny_experiment):
+    service = load_service({"tiny": str(tiny_experiment / "checkpoint_00000004.pt")}, ["griffin-lim"], "cpu",
+                           Limits(), precision="bf16")
+    with TestClient(create_app(service)) as bf16:
+        assert bf16.get("/health").json()["precision"] == {"tiny": "bf16"}
+        response = bf16.post("/synthesize", json={"text": "A cat sat.", "settings": FAST})
+        assert response.status_code == 200 and len(sf.read(io.BytesIO(response.content))[0]) > 1000
 
 
 def test_the_default_vocoder_is_the_first_served_not_the_first_in_the_menu(tiny_experiment):

@@ -79,6 +79,14 @@ INFERENCE_FLAGS = {"stop_threshold": "stop_threshold", "max_steps": "max_decoder
                    "gl_iters": "griffin_lim.iterations", "batch_size": "batch_size"}
 
 
+def add_precision(p: argparse.ArgumentParser) -> None:
+    """``--int8`` or ``--bf16``: the acoustic model's precision (:func:`precision`)."""
+    low = p.add_mutually_exclusive_group()
+    low.add_argument("--int8", action="store_true", help="int8 weights for faster CPU inference")
+    low.add_argument("--bf16", action="store_true",
+                     help="decode in bfloat16 (autocast): faster on a GPU or a CPU with AVX-512 or AMX")
+
+
 def add_inference(p: argparse.ArgumentParser, batch_size: bool = True) -> None:
     """The flags that change a checkpoint's inference settings for one run, plus device and frontend options."""
     p.add_argument("--stop-threshold", type=probability, help="stop probability that ends an item (0-1)")
@@ -90,10 +98,7 @@ def add_inference(p: argparse.ArgumentParser, batch_size: bool = True) -> None:
     if batch_size:
         p.add_argument("--batch-size", type=positive_int, help="sentences decoded together")
     add_device(p)
-    low = p.add_mutually_exclusive_group()
-    low.add_argument("--int8", action="store_true", help="int8 weights for faster CPU inference")
-    low.add_argument("--bf16", action="store_true",
-                     help="decode in bfloat16 (autocast): faster on a GPU or a CPU with AVX-512 or AMX")
+    add_precision(p)
     p.add_argument("--lexicon", help="pronunciation lexicon (WORD PH ON EMES per line), before the dictionary")
     p.add_argument("settings", nargs="*", metavar="inference.KEY=VALUE",
                    help="any inference setting, e.g. inference.stop_after_last_token=true")

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import argparse
 
-from tts.commands.options import add_device, checked, device, positive_float, positive_int
+from tts.commands.options import add_device, add_precision, checked, device, positive_float, positive_int, precision
 from tts.errors import TTSError
 
 #: a TCP port
@@ -26,6 +26,7 @@ def declare(p: argparse.ArgumentParser) -> None:
                    help="requests waiting or running at once; more are told the service is busy (503; default 16)")
     p.add_argument("--timeout", type=positive_float, help="seconds a synthesis may take (default 120)")
     add_device(p)
+    add_precision(p)
     p.set_defaults(func=run)
 
 
@@ -55,7 +56,7 @@ def run(args: argparse.Namespace) -> None:
     voices = parse_voices(args.voice)
     sock = listening_socket(args.host, args.port)
     try:
-        service = load_service(voices, list(dict.fromkeys(args.vocoder)), device(args), limits)
+        service = load_service(voices, list(dict.fromkeys(args.vocoder)), device(args), limits, precision(args))
         print(f"serving {', '.join(service.voices)} on http://{args.host}:{args.port}/", flush=True)
         server = uvicorn.Server(uvicorn.Config(create_app(service), log_level="warning"))
         server.run(sockets=[sock])

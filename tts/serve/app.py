@@ -164,6 +164,7 @@ class Service:
                 "default_voice": self.default_voice,
                 "default_vocoders": {name: next(iter(by_vocoder)) for name, by_vocoder in self.voices.items()},
                 "speakers": {name: next(iter(by_vocoder.values())).speakers for name, by_vocoder in self.voices.items()},
+                "precision": {name: next(iter(by_vocoder.values())).precision for name, by_vocoder in self.voices.items()},
                 "jobs": self.jobs,
                 "limits": {"max_chars": self.limits.max_chars, "max_jobs": self.limits.max_jobs}}
 

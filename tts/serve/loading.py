@@ -8,15 +8,17 @@ from tts.synthesis import Synthesizer
 from tts.vocoder_loader import vocoder_for
 
 
-def load_service(voices: dict[str, str | None], vocoders: list[str], device_name: str, limits: Limits) -> Service:
-    """Every voice (name → checkpoint path, None for the bundled one) with every vocoder, loaded now:
-    a checkpoint or vocoder that fails is the error."""
+def load_service(voices: dict[str, str | None], vocoders: list[str], device_name: str, limits: Limits,
+                 precision: str = "fp32") -> Service:
+    """Every voice (name → checkpoint path, None for the bundled one) with every vocoder, loaded now,
+    each acoustic model decoding in ``precision`` (:class:`Synthesizer`): a checkpoint or vocoder
+    that fails, or a precision this machine lacks, is the error."""
     loaded_voices: dict[str, dict[str, Synthesizer]] = {}
     for name, path in voices.items():
         loaded = checkpoint.load(path, device_name)
         settings = loaded.config.inference
         loaded_voices[name] = {
-            option: Synthesizer(loaded, device_name, settings=settings,
+            option: Synthesizer(loaded, device_name, precision, settings=settings,
                                 vocoder=vocoder_for(option, device_name, loaded.audio, settings.griffin_lim))
             for option in vocoders}
     return Service(loaded_voices, limits)
