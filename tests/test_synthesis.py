@@ -56,7 +56,7 @@ def test_synthesize_cli_writes_wavs_mels_and_plots(tiny_experiment, tmp_path):
     assert "skipped 2 empty line(s)" in out.stdout and "skipped line 2: text has nothing to speak" in out.stdout
     assert "RTF" in out.stdout and "step-limit hit(s)" in out.stdout
     summary = json.loads((tmp_path / "out" / "summary.json").read_text())
-    assert len(summary["utterances"]) == 2 and summary["step_limit_hits"] == 2
+    assert len(summary["utterances"]) == 2 and summary["step_limit_hits"] == 2 and summary["precision"] == "fp32"
     for name in ("utt001", "utt002"):
         wav, sr = sf.read(tmp_path / "out" / f"{name}.wav")
         mel = np.load(tmp_path / "out" / f"{name}.npy")
@@ -279,7 +279,7 @@ def test_int8_inference_is_close_to_fp32(synthesizer, tiny_experiment):
 
 
 @pytest.mark.skipif(not computes_bf16(torch.device("cpu")), reason="this CPU has no bfloat16 arithmetic (AVX2 only)")
-def test_bf16_decoding_is_close_to_fp32_and_hands_on_float32(synthesizer, tiny_experiment):
+def test_bf16_decoding_is_close_to_fp32_and_hands_on_float32(synthesizer, tiny_experiment, tmp_path):
     bf16 = Synthesizer.from_checkpoint(tiny_experiment / "checkpoint_00000004.pt", precision="bf16", changes=FAST)
     a = synthesizer(["Dogs run fast."])[0]
     b = bf16(["Dogs run fast."])[0]
@@ -287,6 +287,11 @@ def test_bf16_decoding_is_close_to_fp32_and_hands_on_float32(synthesizer, tiny_e
     assert a.mel.shape == b.mel.shape
     assert 0 < np.abs(a.mel - b.mel).mean() < 0.05 * np.abs(a.mel).mean()
     assert bf16.fingerprint() != synthesizer.fingerprint()
+    out = tts_cli("synthesize", "--checkpoint", str(tiny_experiment / "checkpoint_00000004.pt"), "--text", "Hi there.",
+                  "--bf16", "--out", str(tmp_path / "hi.wav"), "--max-frames-per-token", "2", "--gl-iters", "2",
+                  "--no-plots")
+    assert out.returncode == 0, out.stderr
+    assert json.loads((tmp_path / "summary.json").read_text())["precision"] == "bf16"
 
 
 def test_bf16_is_refused_where_the_cpu_would_emulate_it(tiny_experiment, monkeypatch):

@@ -464,11 +464,12 @@ def output_names(out: str | Path, n_results: int) -> tuple[Path, list[str]]:
 
 def write_outputs(results: list[Result], out: str | Path, checkpoint_step: int | None = None, plots: bool = True,
                   stop_threshold: float = 0.5, compare: dict[str, Callable[[np.ndarray], np.ndarray]] | None = None,
-                  vocoder_name: str = "vocoder") -> dict:
+                  vocoder_name: str = "vocoder", precision: str = "fp32") -> dict:
     """Write ``<name>.wav``, ``<name>.npy`` (mel) and ``<name>.png`` (alignment) per result plus
-    ``summary.json`` and ``index.html`` (see :func:`output_names` for the names). ``compare``:
-    other vocoders (name → mel ``(n_mels, T_mel)`` → waveform) whose version of each result is
-    written as ``<name>.<vocoder>.wav`` and played beside the main one (``vocoder_name``'s)."""
+    ``summary.json`` (with the decoding ``precision``) and ``index.html`` (see :func:`output_names`
+    for the names). ``compare``: other vocoders (name → mel ``(n_mels, T_mel)`` → waveform) whose
+    version of each result is written as ``<name>.<vocoder>.wav`` and played beside the main one
+    (``vocoder_name``'s)."""
     folder, names = output_names(out, len(results))
     folder.mkdir(parents=True, exist_ok=True)
     rows: list[dict[str, Any]] = []
@@ -489,8 +490,9 @@ def write_outputs(results: list[Result], out: str | Path, checkpoint_step: int |
                      "sentences": [seg.report.to_dict() for seg in result.segments]})
     audio = sum(result.duration for result in results)
     compute = sum(result.timings["total"] for result in results)
-    summary = {"checkpoint_step": checkpoint_step, "utterances": rows, "audio_seconds": round(audio, 3),
-               "compute_seconds": round(compute, 3), "rtf": round(compute / max(audio, 1e-9), 4),
+    summary = {"checkpoint_step": checkpoint_step, "precision": precision, "utterances": rows,
+               "audio_seconds": round(audio, 3), "compute_seconds": round(compute, 3),
+               "rtf": round(compute / max(audio, 1e-9), 4),
                "step_limit_hits": sum(Failure.STEP_LIMIT in r.failures for r in results)}
     write_text_atomic(folder / "summary.json", json.dumps(summary, indent=1))
     _write_index(folder, rows, plots)

@@ -118,7 +118,7 @@ def run(args: argparse.Namespace) -> int:
     results = synthesizer.synthesize_prepared(valid, prepared, progress=not args.no_progress, speaker=speaker)
     summary = write_outputs(results, args.out, synthesizer.step, plots=not args.no_plots,
                             stop_threshold=settings.stop_threshold, compare=compare,
-                            vocoder_name=synthesizer.vocoder_name)
+                            vocoder_name=synthesizer.vocoder_name, precision=synthesizer.precision)
     for row in summary["utterances"]:
         flag = f"  [{', '.join(row['failures'])}]" if row["failures"] else ""
         print(f"{row['wav']}: {row['seconds']:.2f} s audio, RTF {row['rtf']:.3f}{flag}")
