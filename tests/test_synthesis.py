@@ -296,7 +296,7 @@ def test_bf16_decoding_is_close_to_fp32_and_hands_on_float32(synthesizer, tiny_e
 
 def test_bf16_is_refused_where_the_cpu_would_emulate_it(tiny_experiment, monkeypatch):
     monkeypatch.setattr(devices, "computes_bf16", lambda device: False)
-    with pytest.raises(TTSError, match=r"no bfloat16 arithmetic, so bf16 would be slower than float32; drop --bf16"):
+    with pytest.raises(TTSError, match=r"\(no AVX-512 or AMX\), so bf16 would be slower than float32; drop --bf16"):
         Synthesizer.from_checkpoint(tiny_experiment / "checkpoint_00000004.pt", precision="bf16", changes=FAST)
     with pytest.raises(TTSError, match="int8 inference runs on the CPU only"):
         devices.check_precision("int8", "cuda")

@@ -16,16 +16,16 @@ PRECISIONS: tuple[Precision, ...] = ("fp32", "bf16", "int8")
 
 
 def resolve_device(requested: str | None, precision: str = "fp32") -> str:
-    """``requested`` (``cpu``, ``cuda``, ``cuda:1`` ...) after checking this machine can run it;
-    ``None``: ``cuda`` when a GPU is available (and ``precision`` is not int8), else ``cpu``."""
+    """``requested`` (``cpu``, ``cuda``, ``cuda:1`` ...) after checking this machine can run it, in
+    ``precision`` (:func:`check_precision`); ``None``: ``cuda`` when a GPU is available (and
+    ``precision`` is not int8), else ``cpu``."""
     if requested is None:
-        return "cuda" if torch.cuda.is_available() and precision != "int8" else "cpu"
+        requested = "cuda" if torch.cuda.is_available() and precision != "int8" else "cpu"
     try:
         device = torch.device(requested)
     except RuntimeError:
         raise TTSError(f"--device {requested!r} is not a device: use cpu, cuda or cuda:N") from None
-    if precision == "int8" and device.type != "cpu":
-        raise TTSError("int8 inference runs on the CPU only; drop --int8 or use --device cpu")
+    check_precision(precision, device)
     if device.type == "cuda":
         if not torch.cuda.is_available():
             raise TTSError(f"--device {requested}: this machine has no usable CUDA GPU (torch "
@@ -43,7 +43,7 @@ def computes_bf16(device: torch.device) -> bool:
     which oneDNN does (AVX-512 or AMX). Elsewhere (AVX2 only) bf16 is converted in software and
     slower than float32."""
     if device.type == "cuda":
-        return torch.cuda.is_bf16_supported()
+        return torch.cuda.is_available() and torch.cuda.is_bf16_supported()
     if not torch.backends.mkldnn.is_available():
         return False
     try:
@@ -61,8 +61,10 @@ def check_precision(precision: str, device: str | torch.device) -> Precision:
     if precision == "int8" and device.type != "cpu":
         raise TTSError("int8 inference runs on the CPU only; drop --int8 or use --device cpu")
     if precision == "bf16" and not computes_bf16(device):
-        what = "this GPU" if device.type == "cuda" else f"this CPU ({_cpu_model()}: no AVX-512 or AMX)"
-        raise TTSError(f"{what} has no bfloat16 arithmetic, so bf16 would be slower than float32; drop --bf16")
+        if device.type == "cuda":
+            raise TTSError("no GPU here computes bfloat16 (there is none, or it predates bf16 support); drop --bf16")
+        raise TTSError(f"this CPU ({_cpu_model()}) has no bfloat16 arithmetic (no AVX-512 or AMX), so bf16 would be "
+                       f"slower than float32; drop --bf16")
     return precision
 
 
