@@ -19,7 +19,7 @@ from torch import nn
 from tts.benchmarks.inputs import CONFIGS
 from tts.config import ExperimentConfig, GriffinLimConfig, load_config
 from tts.data import Batch
-from tts.devices import describe_device
+from tts.devices import PRECISIONS, describe_device
 from tts.errors import TTSError
 from tts.evaluation.timing import forced_steps, peak_memory_mib, reset_peak_memory, timed_runs
 from tts.models import AutoregressiveTTS, build_model
@@ -36,12 +36,11 @@ MODEL_TARGETS = {"train_mel_frames_per_second": 2.0, "inference_fp32_batch1": 1.
 #: Griffin-Lim in times real time (at least); training against the reference's AMP step (factor)
 GPU_TARGETS = {"inference_batch1_ms_per_decoder_step": 0.5, "synthesis_batch64_times_real_time": 50.0,
                "train_mel_frames_per_second": 2.0}
-#: what ``--precisions`` may name: int8 runs on the CPU only, bf16 is autocast on either device
-PRECISIONS = ("fp32", "bf16", "int8")
 
 
 def check_precisions(precisions: list[str], device: str) -> list[str]:
-    """``precisions`` in a fixed order, refused where the device cannot run them."""
+    """``precisions`` (of :data:`~tts.devices.PRECISIONS`; bf16 is autocast on either device, timed
+    even where the CPU emulates it) in a fixed order, refused where the device cannot run them."""
     if "int8" in precisions and torch.device(device).type != "cpu":
         raise TTSError("--precisions int8 runs on the CPU only; use fp32 and bf16 with --device cuda")
     return [p for p in PRECISIONS if p in precisions]
