@@ -84,7 +84,7 @@ def add_precision(p: argparse.ArgumentParser) -> None:
     low = p.add_mutually_exclusive_group()
     low.add_argument("--int8", action="store_true", help="int8 weights for faster CPU inference")
     low.add_argument("--bf16", action="store_true",
-                     help="decode in bfloat16 (autocast): faster on a GPU or a CPU with AVX-512 or AMX")
+                     help="decode in bfloat16 (autocast) on a GPU or a CPU with AVX-512 or AMX: faster for batches")
 
 
 def add_inference(p: argparse.ArgumentParser, batch_size: bool = True) -> None:
