@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
+import contextlib
 import platform
 from pathlib import Path
-from typing import Literal
+from typing import ContextManager, Literal
 
 import torch
 
@@ -66,6 +67,14 @@ def check_precision(precision: str, device: str | torch.device) -> Precision:
         raise TTSError(f"this CPU ({_cpu_model()}) has no bfloat16 arithmetic (no AVX-512 or AMX), so bf16 would be "
                        f"slower than float32; drop --bf16")
     return precision
+
+
+def decoding_in(precision: str, device: str | torch.device) -> ContextManager:
+    """The context a model decodes in at ``precision``: bfloat16 autocast on ``device`` for ``bf16``,
+    else nothing (int8 is in the weights)."""
+    if precision == "bf16":
+        return torch.autocast(torch.device(device).type, dtype=torch.bfloat16)
+    return contextlib.nullcontext()
 
 
 def describe_device(device: torch.device) -> str:

@@ -9,7 +9,6 @@ sentences), the tokens, per-sentence attention reports and timings.
 
 from __future__ import annotations
 
-import contextlib
 import dataclasses
 import hashlib
 import html
@@ -28,7 +27,7 @@ from tts import checkpoint
 from tts.audio import save_wav
 from tts.audio.speaker_encoder import DIM as SPEAKER_VECTOR_DIM
 from tts.config import ExperimentConfig, InferenceConfig, resolve_inference
-from tts.devices import Precision, check_precision
+from tts.devices import Precision, check_precision, decoding_in
 from tts.digest import update_with_files, update_with_state
 from tts.errors import TTSError
 from tts.fileio import atomic_path, writable_folder, write_text_atomic
@@ -358,9 +357,7 @@ class Synthesizer:
         """The acoustic model's free-running decoding (:meth:`AutoregressiveTTS.inference`: ids
         ``(B, T_text)`` → mel ``(B, n_mels, T_mel)`` ...) in this synthesizer's precision; under
         ``bf16`` the outputs are bfloat16, and each step's frames that ``on_step`` hears too."""
-        low = (torch.autocast(self.device.type, dtype=torch.bfloat16) if self.precision == "bf16"
-               else contextlib.nullcontext())
-        with low:
+        with decoding_in(self.precision, self.device):
             return self.model.inference(ids, lengths, settings, last_token, on_step, speakers, speaker_vectors)
 
     def _synthesize(self, tokens: list[TokenizedText], settings: InferenceConfig,

@@ -5,12 +5,11 @@ side with it. The harness prints one JSON line: ``train.mel_frames_per_second`` 
 
 from __future__ import annotations
 
-import contextlib
 import json
 import subprocess
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, ContextManager
+from typing import Any
 
 import numpy as np
 import torch
@@ -19,7 +18,7 @@ from torch import nn
 from tts.benchmarks.inputs import CONFIGS
 from tts.config import ExperimentConfig, GriffinLimConfig, load_config
 from tts.data import Batch
-from tts.devices import PRECISIONS, describe_device
+from tts.devices import PRECISIONS, decoding_in, describe_device
 from tts.errors import TTSError
 from tts.evaluation.timing import forced_steps, peak_memory_mib, reset_peak_memory, timed_runs
 from tts.models import AutoregressiveTTS, build_model
@@ -78,11 +77,6 @@ def reference_batch(config: ExperimentConfig, n_symbols: int, r: int, seed: int,
     return Batch(ids, text_lengths, mels, mel_lengths, stop, [str(i) for i in range(batch_size)])
 
 
-def autocast(precision: str, device: str) -> ContextManager:
-    return (torch.autocast(torch.device(device).type, dtype=torch.bfloat16) if precision == "bf16"
-            else contextlib.nullcontext())
-
-
 def time_training(model: AutoregressiveTTS, batch: Batch, criterion: TTSLoss, precision: str, steps: int,
                   device: str) -> dict:
     """Mel frames/s of one full step (forward, loss, backward, clipping 1.0, Adam): median of ``steps``."""
@@ -91,7 +85,7 @@ def time_training(model: AutoregressiveTTS, batch: Batch, criterion: TTSLoss, pr
     reset_peak_memory(device)
 
     def step() -> None:
-        with autocast(precision, device):
+        with decoding_in(precision, device):
             loss = criterion(model(batch), batch)["loss"]
         optimizer.zero_grad()
         loss.backward()
@@ -127,7 +121,7 @@ def time_inference(model: AutoregressiveTTS, text: torch.Tensor, precisions: lis
         reset_peak_memory(device)
         for batch_size in batch_sizes:
             def decode(m: AutoregressiveTTS = m, batch_size: int = batch_size) -> Any:
-                with autocast(precision, device):
+                with decoding_in(precision, device):
                     speakers = torch.zeros(batch_size, dtype=torch.long, device=text.device) if m.speaker_names else None
                     return m.inference(text.repeat(batch_size, 1), settings=forced, speakers=speakers)
 

@@ -5,7 +5,6 @@ sentences, and for int8 which kernels the CPU computes exactly."""
 
 from __future__ import annotations
 
-import contextlib
 from typing import Any, ContextManager
 
 import numpy as np
@@ -14,7 +13,7 @@ import torch
 from tts import checkpoint
 from tts.config import InferenceConfig
 from tts.data import Batch
-from tts.devices import check_precision, describe_device
+from tts.devices import check_precision, decoding_in, describe_device
 from tts.evaluation.timing import forced_steps, timed_runs
 from tts.models import AutoregressiveTTS
 from tts.models.layers import padded_ids
@@ -73,9 +72,6 @@ def bench_precision(precision: str, checkpoint_path: str | None = None, batch_si
     model = loaded.model.cpu().eval()
     low = quantize_int8(model) if precision == "int8" else model
 
-    def in_low() -> ContextManager:
-        return torch.autocast("cpu", dtype=torch.bfloat16) if precision == "bf16" else contextlib.nullcontext()
-
     tokenizer = Tokenizer.for_config(loaded.config.text, loaded.inventory)
     settings = loaded.config.inference
     forced = forced_steps(steps, settings)
@@ -90,13 +86,13 @@ def bench_precision(precision: str, checkpoint_path: str | None = None, batch_si
         texts = [SENTENCES[i % len(SENTENCES)] for i in range(batch_size)]
         ids, lengths = padded_ids([tokenizer.encode(text) for text in texts])
         timing = {}
-        for name, m, context in (("fp32", model, contextlib.nullcontext), (precision, low, in_low)):
-            def decode(m: AutoregressiveTTS = m, context: Any = context) -> Any:
-                with context():
+        for name, m in (("fp32", model), (precision, low)):
+            def decode(m: AutoregressiveTTS = m, name: str = name) -> Any:
+                with decoding_in(name, "cpu"):
                     return m.inference(ids, lengths, forced)
 
             timing[name] = float(np.median(timed_runs(decode, runs, "cpu")[0])) / steps * 1e3
-        errors = mel_relative_errors(model, low, in_low(), ids, lengths, settings)
+        errors = mel_relative_errors(model, low, decoding_in(precision, "cpu"), ids, lengths, settings)
         result["batches"][f"batch{batch_size}"] = {
             "fp32_ms_per_step": round(timing["fp32"], 3), f"{precision}_ms_per_step": round(timing[precision], 3),
             f"{precision}_speedup": round(timing["fp32"] / timing[precision], 2),
