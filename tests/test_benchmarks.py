@@ -6,7 +6,7 @@ import pytest
 import torch
 
 from tts import cli, devices
-from tts.devices import computes_bf16
+from tts.devices import computes_bf16, cpu_instructions
 from tts.models.quantize import int8_kernels
 
 
@@ -78,6 +78,7 @@ def test_model_benchmark_times_any_configured_model(capsys, tmp_path):
         "transformer_tts", 2, "2-head encoder-decoder", "cpu", 3)  # a speaker table, conditioning timed
     assert sorted(result["train"]) == ["bf16", "fp32"]  # int8 is inference only
     assert result["hardware"].startswith("cpu (") and result["int8_kernels"] == int8_kernels().describe()
+    assert result["cpu_instructions"] == cpu_instructions()  # what the int8 and bf16 figures depend on
     for train in result["train"].values():
         assert train["frames"] == 4000  # the harness's batch: 8 utterances evenly spaced from 400 to 600 frames
         assert train["mel_frames_per_second"] == pytest.approx(4000 / train["seconds_per_step"], rel=0.01)
@@ -147,12 +148,30 @@ def test_int8_benchmark_measures_the_bundled_voice_against_float32(capsys):
     kernels = int8_kernels()
     assert result["int8_kernels"] == kernels.describe() and result["int8_fast_here"] == kernels.fast
     assert result["int8_instructions"] == list(kernels.instructions) and result["checkpoint"] == "bundled"
+    assert set(result["int8_instructions"]) <= set(result["cpu_instructions"]) == set(cpu_instructions())
     batch = result["batches"]["batch2"]
     assert batch["int8_speedup"] == pytest.approx(batch["fp32_ms_per_step"] / batch["int8_ms_per_step"], rel=0.02)
     forced = batch["mel_relative_error_teacher_forced"]
     assert 0 < forced["mean"] <= forced["max"] < 0.02  # each step's rounding, on every kernel path
     free = batch["mel_relative_error_free_running"]
     assert 0 < free["mean"] <= free["max"]
+    aligned = batch["mel_relative_error_free_running_time_aligned"]
+    assert 0 < aligned["mean"] <= aligned["max"]
+
+
+def test_time_aligned_errors_forgive_a_moved_pause_but_not_different_frames():
+    from tts.benchmarks.precision import relative_errors, time_aligned_relative_errors
+
+    generator = torch.Generator().manual_seed(0)
+    reference = torch.randn(1, 20, 60, generator=generator)
+    reference[:, :, 54:] = reference[:, :, 54:55]  # ends in a steady frame (silence)
+    late = torch.cat([reference[:, :, :30], reference[:, :, 29:30].expand(1, 20, 2), reference[:, :, 30:58]], dim=2)
+    lengths = torch.tensor([60])
+    assert relative_errors(late, reference, lengths)[0] > 0.5  # two frames late from the middle on
+    assert time_aligned_relative_errors(late, reference, lengths)[0] < 1e-9  # the same frames, a pause longer
+    noisy = reference + 0.05 * torch.randn(1, 20, 60, generator=generator)
+    assert time_aligned_relative_errors(noisy, reference, lengths)[0] == pytest.approx(
+        relative_errors(noisy, reference, lengths)[0], rel=0.05)
 
 
 @pytest.mark.skipif(not computes_bf16(torch.device("cpu")), reason="this CPU has no bfloat16 arithmetic (AVX2 only)")

@@ -597,3 +597,14 @@ def test_a_shared_cache_is_made_by_the_main_process_before_the_others_read_it(ra
     training.is_main, training.world_size = True, 1
     training.main_first(lambda: events.append("make"))
     assert events == ["make"]
+
+
+@pytest.mark.parametrize("has_bf16", [False, True])
+def test_bf16_training_warns_where_the_cpu_would_emulate_it(has_bf16, tiny_corpus, tmp_path, monkeypatch):
+    import tts.training.run as run
+
+    monkeypatch.setattr(run, "computes_bf16", lambda device: has_bf16)
+    Trainer(make_config(max_steps=1, checkpoint_every=1, validate_every=1, amp="bf16"), tiny_corpus,
+            tmp_path / "exp", progress=False).fit()
+    warned = "train.amp=bf16 on cpu" in (tmp_path / "exp" / "train.log").read_text()
+    assert warned is not has_bf16

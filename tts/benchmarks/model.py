@@ -18,7 +18,7 @@ from torch import nn
 from tts.benchmarks.inputs import CONFIGS
 from tts.config import ExperimentConfig, GriffinLimConfig, load_config
 from tts.data import Batch
-from tts.devices import PRECISIONS, decoding_in, describe_device
+from tts.devices import PRECISIONS, cpu_instructions, decoding_in, describe_device
 from tts.errors import TTSError
 from tts.evaluation.timing import forced_steps, peak_memory_mib, reset_peak_memory, timed_runs
 from tts.models import AutoregressiveTTS, build_model
@@ -195,8 +195,8 @@ def bench_model(threads: int = 2, config_path: str | None = None, train_steps: i
                             inference_runs, device)
     hop_ms = 1000 * config.audio.hop_length / config.audio.sample_rate
     result: dict[str, Any] = {
-        "device": device, "hardware": describe_device(torch.device(device)), "threads": threads,
-        "parameters_millions": round(sum(p.numel() for p in model.parameters()) / 1e6, 2),
+        "device": device, "hardware": describe_device(torch.device(device)), "cpu_instructions": cpu_instructions(),
+        "threads": threads, "parameters_millions": round(sum(p.numel() for p in model.parameters()) / 1e6, 2),
         "model": config.model.name, "reduction_factor": r, "attention": model.attention_name,
         "speakers": len(model.speaker_names), "train": train,
         "inference_ms_per_decoder_step": timing.ms_per_step, "inference_decoder_steps": inference_steps,

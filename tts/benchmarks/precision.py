@@ -13,7 +13,7 @@ import torch
 from tts import checkpoint
 from tts.config import InferenceConfig
 from tts.data import Batch
-from tts.devices import check_precision, decoding_in, describe_device
+from tts.devices import check_precision, cpu_instructions, decoding_in, describe_device
 from tts.evaluation.timing import forced_steps, timed_runs
 from tts.models import AutoregressiveTTS
 from tts.models.layers import padded_ids
@@ -38,13 +38,30 @@ def relative_errors(a: torch.Tensor, b: torch.Tensor, lengths: torch.Tensor) -> 
     return [float((a[i, :, :n] - b[i, :, :n]).norm() / b[i, :, :n].norm()) for i, n in enumerate(lengths.tolist())]
 
 
+def time_aligned_relative_errors(a: torch.Tensor, b: torch.Tensor, lengths: torch.Tensor) -> list[float]:
+    """:func:`relative_errors` after dynamic time warping: each of ``b``'s frames is compared with
+    the first of ``a``'s that the DTW path (Euclidean frame distance) pairs it with, so a pause that
+    moved by a frame or two costs only what the frames themselves differ."""
+    import librosa
+
+    errors = []
+    for i, n in enumerate(lengths.tolist()):
+        x, y = a[i, :, :n].double().numpy(), b[i, :, :n].double().numpy()
+        _, path = librosa.sequence.dtw(X=x, Y=y, metric="euclidean")
+        path = path[::-1]  # from the first frames to the last
+        _, first = np.unique(path[:, 1], return_index=True)
+        errors.append(float(np.linalg.norm(x[:, path[first, 0]] - y) / np.linalg.norm(y)))
+    return errors
+
+
 @torch.no_grad()
 def mel_relative_errors(fp32: AutoregressiveTTS, low: AutoregressiveTTS, in_low: ContextManager,
                         ids: torch.Tensor, lengths: torch.Tensor, settings: InferenceConfig) -> dict[str, list[float]]:
     """Per item, the low-precision model's mel (``low`` run inside ``in_low``) against float32's over
     the float32 decoding's frames: ``free_running`` (it decodes as long as the longest item, stop
-    token ignored: a step's rounding can move a pause, and everything after it, by a frame) and
-    ``teacher_forced`` (both fed float32's frames: each step's own error, without that drift)."""
+    token ignored: a step's rounding can move a pause, and everything after it, by a frame),
+    ``free_running_time_aligned`` (the same mels after :func:`time_aligned_relative_errors`: what is
+    left without that drift) and ``teacher_forced`` (both fed float32's frames: each step's own error)."""
     reference = fp32.inference(ids, lengths, settings)
     r = fp32.reduction_factor
     frames = reference.mel.shape[2] - reference.mel.shape[2] % r
@@ -55,6 +72,8 @@ def mel_relative_errors(fp32: AutoregressiveTTS, low: AutoregressiveTTS, in_low:
         free = low.inference(ids, lengths, forced_steps(int(reference.lengths.max()) // r + 1, settings))
         forced_low = low.forward_by_steps(batch).mel_after
     return {"free_running": relative_errors(free.mel.float(), reference.mel, reference.lengths),
+            "free_running_time_aligned": time_aligned_relative_errors(free.mel.float(), reference.mel,
+                                                                      reference.lengths),
             "teacher_forced": relative_errors(forced_low.float(), forced_fp32, reference.lengths)}
 
 
@@ -75,7 +94,8 @@ def bench_precision(precision: str, checkpoint_path: str | None = None, batch_si
     tokenizer = Tokenizer.for_config(loaded.config.text, loaded.inventory)
     settings = loaded.config.inference
     forced = forced_steps(steps, settings)
-    result: dict[str, Any] = {"device": describe_device(torch.device("cpu")), "threads": threads,
+    result: dict[str, Any] = {"device": describe_device(torch.device("cpu")), "cpu_instructions": cpu_instructions(),
+                              "threads": threads,
                               "precision": precision, "checkpoint": checkpoint_path or "bundled",
                               "decoder_steps": steps, "batches": {}}
     if precision == "int8":

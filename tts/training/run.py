@@ -30,7 +30,7 @@ import torch.distributed as dist
 from tts import checkpoint
 from tts.config import save_config
 from tts.config.experiment import Config
-from tts.devices import cpu_instructions, describe_device, resolve_device
+from tts.devices import computes_bf16, cpu_instructions, describe_device, resolve_device
 from tts.errors import Interrupted, TTSError
 from tts.fileio import WriteError
 from tts.training.experiment import ExperimentFolder, code_version, rng_state, set_rng_state
@@ -179,6 +179,9 @@ class TrainingRun(Generic[Config]):
         self.folder.log_session(session)
         log.info("session from step %d on %s, torch %s (sessions.jsonl)", session["step"], session["device"],
                  session["torch"])
+        if self.amp_dtype == torch.bfloat16 and not computes_bf16(self.device):
+            log.warning("train.amp=bf16 on %s, which has no bfloat16 arithmetic (AVX2 only): autocast converts "
+                        "in software, slower than train.amp=off here (docs/speed.md)", session["device"])
 
     def _close(self, discard: bool = False) -> None:
         """Let go of the folder: TensorBoard writer, train.log handler, lock (``discard``: and the
