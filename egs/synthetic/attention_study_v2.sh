@@ -18,7 +18,7 @@
 # the whole run; the learning rate and guided attention are shared.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
-TTS=${TTS:-.venv/bin/tts}
+TTS=${TTS:-.venv/bin/tts}; PY=${PY:-.venv/bin/python}
 DATA=${DATA:-data/synthetic}
 arm=v2; config=configs/attention_study_v2.yaml
 if [ "${1:-}" = "--transformer" ]; then
@@ -36,6 +36,13 @@ if [ "${1:-}" = "--report" ]; then
 fi
 [ "${1:-}" = "--seed" ] && [ $# -ge 3 ] || { echo "error: usage: $0 --seed N KIND [KIND ...] (or --report)" >&2; exit 2; }
 seed=$2; shift 2
+# The protocol trains under bf16 autocast; a CPU without bfloat16 arithmetic (AVX2 only) emulates it,
+# 5.5x slower than float32 (docs/reliability.md): a run would take days there. EMULATED_BF16=1 runs anyway.
+if [ "${EMULATED_BF16:-0}" != 1 ] && ! "$PY" -c \
+    "import sys, torch; from tts.devices import computes_bf16; sys.exit(0 if computes_bf16(torch.device('cpu')) else 1)"; then
+  echo "error: this CPU has no bfloat16 arithmetic (AVX2 only), and the study trains in bf16 (emulated here, about 5x slower); run it on an AVX-512 or AMX machine, or set EMULATED_BF16=1" >&2
+  exit 2
+fi
 
 variant() {
   local kind=$1 extra=""
