@@ -82,7 +82,8 @@ INFERENCE_FLAGS = {"stop_threshold": "stop_threshold", "max_steps": "max_decoder
 def add_precision(p: argparse.ArgumentParser) -> None:
     """``--int8`` or ``--bf16``: the acoustic model's precision (:func:`precision`)."""
     low = p.add_mutually_exclusive_group()
-    low.add_argument("--int8", action="store_true", help="int8 weights for faster CPU inference")
+    low.add_argument("--int8", action="store_true",
+                     help="int8 weights on the CPU: faster for large models with VNNI or AMX, slower elsewhere (it warns)")
     low.add_argument("--bf16", action="store_true",
                      help="decode in bfloat16 (autocast) on a GPU or a CPU with AVX-512 or AMX: faster for batches")
 
