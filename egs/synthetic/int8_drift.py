@@ -11,12 +11,11 @@ from __future__ import annotations
 import argparse
 import json
 
-import librosa
 import numpy as np
 import torch
 
 from tts import checkpoint
-from tts.benchmarks.precision import SENTENCES, relative_errors, time_aligned_relative_errors
+from tts.benchmarks.precision import SENTENCES, relative_errors, time_aligned_relative_errors, warped_partners
 from tts.devices import cpu_instructions
 from tts.evaluation.timing import forced_steps
 from tts.models.layers import padded_ids
@@ -25,11 +24,8 @@ from tts.text import Tokenizer
 
 
 def largest_shift(a: np.ndarray, b: np.ndarray) -> int:
-    """The largest distance in frames between a frame of ``b`` ``(n_mels, T)`` and its first DTW partner in ``a``."""
-    _, path = librosa.sequence.dtw(X=a, Y=b, metric="euclidean")
-    path = path[::-1]
-    _, first = np.unique(path[:, 1], return_index=True)
-    return int(np.abs(path[first, 0] - np.arange(b.shape[1])).max())
+    """The largest distance in frames between a frame of ``b`` ``(n_mels, T)`` and its warped partner in ``a``."""
+    return int(np.abs(warped_partners(a, b) - np.arange(b.shape[1])).max())
 
 
 @torch.no_grad()

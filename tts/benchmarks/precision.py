@@ -38,19 +38,25 @@ def relative_errors(a: torch.Tensor, b: torch.Tensor, lengths: torch.Tensor) -> 
     return [float((a[i, :, :n] - b[i, :, :n]).norm() / b[i, :, :n].norm()) for i, n in enumerate(lengths.tolist())]
 
 
-def time_aligned_relative_errors(a: torch.Tensor, b: torch.Tensor, lengths: torch.Tensor) -> list[float]:
-    """:func:`relative_errors` after dynamic time warping: each of ``b``'s frames is compared with
-    the first of ``a``'s that the DTW path (Euclidean frame distance) pairs it with, so a pause that
-    moved by a frame or two costs only what the frames themselves differ."""
+def warped_partners(x: np.ndarray, y: np.ndarray) -> np.ndarray:
+    """For each frame of ``y`` ``(n_mels, T_y)``, the index into ``x`` ``(n_mels, T_x)`` of the first
+    frame the dynamic-time-warping path (Euclidean frame distance) pairs it with: ``(T_y,)``."""
     import librosa
 
+    _, path = librosa.sequence.dtw(X=x, Y=y, metric="euclidean")
+    path = path[::-1]  # from the first frames to the last
+    _, first = np.unique(path[:, 1], return_index=True)
+    return path[first, 0]
+
+
+def time_aligned_relative_errors(a: torch.Tensor, b: torch.Tensor, lengths: torch.Tensor) -> list[float]:
+    """:func:`relative_errors` after dynamic time warping: each of ``b``'s frames against its
+    :func:`warped_partners` in ``a``, so a pause that moved by a frame or two costs only what the
+    frames themselves differ."""
     errors = []
     for i, n in enumerate(lengths.tolist()):
         x, y = a[i, :, :n].double().numpy(), b[i, :, :n].double().numpy()
-        _, path = librosa.sequence.dtw(X=x, Y=y, metric="euclidean")
-        path = path[::-1]  # from the first frames to the last
-        _, first = np.unique(path[:, 1], return_index=True)
-        errors.append(float(np.linalg.norm(x[:, path[first, 0]] - y) / np.linalg.norm(y)))
+        errors.append(float(np.linalg.norm(x[:, warped_partners(x, y)] - y) / np.linalg.norm(y)))
     return errors
 
 
