@@ -37,6 +37,15 @@ def harmonic_speechlike(seconds: float = 2.0, sr: int = SR, seed: int = 0) -> np
 
 
 @pytest.fixture(autouse=True)
+def _threads_as_the_suite_has_them(monkeypatch):
+    """Commands run in-process and in subprocesses on the suite's own thread count, not on one chosen
+    from how busy the machine is at that moment (tts.threads; tested in test_threads.py)."""
+    import torch
+
+    monkeypatch.setenv("OMP_NUM_THREADS", str(torch.get_num_threads()))
+
+
+@pytest.fixture(autouse=True)
 def _a_cache_folder_of_its_own(tmp_path_factory, monkeypatch):
     """Evaluations keep the ceiling's transcripts (tts.evaluation.ceilings): each test in a fresh
     folder, never the user's."""

@@ -190,3 +190,29 @@ def test_bf16_benchmark_says_where_the_cpu_would_emulate_it(capsys, monkeypatch)
     assert cli.main(["bench", "bf16", "--batch-sizes", "1", "--steps", "5", "--threads", "1"]) == 2
     error = capsys.readouterr().err.strip().splitlines()
     assert len(error) == 1 and error[0].startswith("error: this CPU") and error[0].endswith("drop --bf16")
+
+
+def test_contention_benchmark_gives_fewer_threads_where_a_core_is_busy(monkeypatch):
+    from tts.benchmarks import contention
+    from tts.benchmarks.model import reference_batch
+    from tts.threads import usable_cores
+
+    monkeypatch.setattr(contention, "SENTENCE", "Hello there.")
+    monkeypatch.setattr(contention, "reference_batch", lambda config, n_symbols, r, seed, batch_size: reference_batch(
+        config, n_symbols, r, seed, batch_size, text=(10, 20), mel=(40, 60)))
+    before = torch.get_num_threads()
+    try:
+        result = contention.bench_contention(vocoder="vocos-student", steps=4, runs=1, train_steps=1)
+    finally:
+        torch.set_num_threads(before)
+    cores = len(usable_cores())
+    assert result["cores"] == cores and sorted(result["results"]) == [f"busy_{n}" for n in range(cores)]
+    threads = sorted({cores, 1}, reverse=True)
+    for row in result["results"].values():
+        for n in threads:
+            timing = row[f"threads_{n}"]
+            assert timing["decoder_ms_per_step"] > 0 and timing["training_seconds_per_update"] > 0
+            assert timing["synthesis_seconds"] > 0 and timing["synthesis_rtf"] > 0
+    if cores > 1:  # the last row: every core but one spinning
+        last = result["results"][f"busy_{cores - 1}"]
+        assert last["measured_busy_cores"] >= cores - 1.4 and last["default_threads"] == 1

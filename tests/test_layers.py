@@ -10,7 +10,7 @@ PACKAGE = Path(__file__).resolve().parents[1] / "tts"
 # bottom to top; a module may import its own layer's package and anything below
 LAYERS = [
     ("tts.errors",),
-    ("tts.config", "tts.devices", "tts.digest", "tts.fileio", "tts.package_data"),
+    ("tts.config", "tts.devices", "tts.digest", "tts.fileio", "tts.package_data", "tts.threads"),
     ("tts.text", "tts.audio"),
     ("tts.data",),
     ("tts.vocoders",),

@@ -15,6 +15,7 @@ import sys
 from tts.commands.options import reclaim_settings
 from tts.commands.table import Command, Group, add_commands
 from tts.errors import Interrupted, Stopped, TTSError, report_to_user
+from tts.threads import use_threads
 
 #: every command, in the order ``tts --help`` lists them (see :mod:`tts.commands.table`)
 COMMANDS = Group("command", {
@@ -73,6 +74,8 @@ def main(argv: list[str] | None = None) -> int:
     args = parse_args(argv)
     logging.basicConfig(level=logging.DEBUG if args.verbose else logging.INFO,
                         format="%(levelname)s %(name)s: %(message)s")
+    if hasattr(args, "threads"):  # a command that computes: before torch starts its threads
+        use_threads(args.threads)
     try:
         return int(args.func(args) or 0)
     except (TTSError, Stopped) as exc:

@@ -39,7 +39,7 @@ def _clip_options(p: argparse.ArgumentParser, iterations_help: str) -> None:
     p.add_argument("--iters", type=positive_int, default=64, help=iterations_help)
     p.add_argument("--wav", help="speech clip to use (default: espeak-ng)")
     add_threads(p)
-    add_device(p, "cpu")
+    add_device(p, "cpu", threads=False)
 
 
 def griffin_lim(p: argparse.ArgumentParser) -> None:
@@ -74,7 +74,7 @@ def model(p: argparse.ArgumentParser) -> None:
     p.add_argument("--speakers", type=int, default=0, metavar="N",
                    help="give the model a table of N speakers (what conditioning costs; 0: the config's)")
     add_threads(p)
-    add_device(p, "cpu")
+    add_device(p, "cpu", threads=False)
 
     def bench(a: argparse.Namespace) -> dict:
         from tts.benchmarks.model import bench_model, run_reference
@@ -185,6 +185,15 @@ def serve(p: argparse.ArgumentParser) -> None:
     p.set_defaults(bench=calling("tts.benchmarks.serve:bench_serve", "checkpoint", "vocoder", "requests", "rounds"))
 
 
+def contention(p: argparse.ArgumentParser) -> None:
+    add_checkpoint(p)
+    add_vocoder(p)
+    p.add_argument("--steps", type=positive_int, default=200, help="decoder steps each timing is forced to")
+    p.add_argument("--runs", type=positive_int, default=2, help="timed runs of each measure (median)")
+
+    p.set_defaults(bench=calling("tts.benchmarks.contention:bench_contention", "checkpoint", "vocoder", "steps", "runs"))
+
+
 BENCHMARKS = Group("benchmark", {
     "griffin-lim": Command(f"{__name__}:griffin_lim", "speed and spectral convergence against librosa's Griffin-Lim"),
     "vocoder": Command(f"{__name__}:vocoder", "real-time factor of Griffin-Lim and of each HiFi-GAN and Vocos config"),
@@ -201,4 +210,6 @@ BENCHMARKS = Group("benchmark", {
     "streaming": Command(f"{__name__}:streaming", "time to first audio, streamed against whole, for one sentence"),
     "onnx": Command(f"{__name__}:onnx", "onnxruntime against PyTorch: decoder step and whole synthesis"),
     "serve": Command(f"{__name__}:serve", "tts serve under concurrent load: requests/s, p50/p95 latency, memory"),
+    "contention": Command(f"{__name__}:contention", "synthesis and training with other work on the CPU: all cores' "
+                                                    "threads against one, and the thread count chosen by default"),
 })

@@ -49,9 +49,18 @@ def int_pair(value: str) -> list[int]:
     return [first, second]
 
 
-def add_device(p: argparse.ArgumentParser, default: str | None = None) -> None:
+def add_device(p: argparse.ArgumentParser, default: str | None = None, threads: bool = True) -> None:
+    """``--device``, and (``threads``) ``--threads`` for its CPU work (:func:`add_cpu_threads`)."""
     p.add_argument("--device", default=default,
                    help=f"cpu, cuda, cuda:1 ... (default: {default or 'cuda when available, else cpu'})")
+    if threads:
+        add_cpu_threads(p)
+
+
+def add_cpu_threads(p: argparse.ArgumentParser) -> None:
+    """``--threads``: CPU threads of a command that computes (:func:`tts.threads.use_threads` applies it)."""
+    p.add_argument("--threads", type=positive_int,
+                   help="CPU threads (default: OMP_NUM_THREADS, else one per core that is idle when the command starts)")
 
 
 def add_checkpoint(p: argparse.ArgumentParser) -> None:
@@ -63,6 +72,7 @@ def add_limit(p: argparse.ArgumentParser) -> None:
 
 
 def add_threads(p: argparse.ArgumentParser) -> None:
+    """A benchmark's ``--threads``: fixed (2) unless given, so that its figures compare."""
     p.add_argument("--threads", type=positive_int, default=2, help="CPU threads (default 2)")
 
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 import argparse
 from typing import TYPE_CHECKING
 
-from tts.commands.options import positive_int, wav_output
+from tts.commands.options import add_cpu_threads, positive_int, wav_output
 from tts.errors import TTSError
 
 if TYPE_CHECKING:
@@ -32,6 +32,7 @@ def _add_vocoder_options(p: argparse.ArgumentParser) -> None:
     p.add_argument("-o", "--output", required=True, help="the wav to write")
     p.add_argument("--config", help="YAML config for the audio settings (default: built-in)")
     p.add_argument("--iters", type=positive_int, help="Griffin-Lim iterations")
+    add_cpu_threads(p)
     from tts.vocoders.catalogue import GRIFFIN_LIM, help_text
 
     p.add_argument("--vocoder", metavar="VOCODER", default=GRIFFIN_LIM,
