@@ -82,3 +82,60 @@ def test_threads_flag_is_checked(capsys):
     assert capsys.readouterr().err.strip() == ("error: argument --threads: must be at least 1, got 0 "
                                                "(see 'tts synthesize --help')")
     assert not Path("never").exists()
+
+
+def write_process(proc: Path, pid: str, ticks: tuple[int, int, int, int], children: list[str]) -> None:
+    """A /proc/<pid> with its stat (utime, stime, cutime, cstime) and one task's children."""
+    (proc / pid / "task" / "1").mkdir(parents=True, exist_ok=True)
+    (proc / pid / "stat").write_text(f"{pid} (tts (worker) x) S 1 1 1 0 -1 0 0 0 0 0 {' '.join(map(str, ticks))} 20 0\n")
+    (proc / pid / "task" / "1" / "children").write_text(" ".join(children))
+
+
+def write_cores(proc: Path, busy: int, idle: int) -> None:
+    (proc / "stat").write_text("".join(f"cpu{c} {busy} 0 0 {idle} 0 0 0 0 0 0\n" for c in (0, 1)))
+
+
+def test_tree_jiffies_counts_the_living_descendants(tmp_path):
+    write_process(tmp_path, "self", (10, 5, 3, 2), ["41"])
+    write_process(tmp_path, "41", (7, 1, 0, 0), ["42"])
+    write_process(tmp_path, "42", (4, 0, 0, 0), [])
+    assert threads.tree_jiffies(proc=tmp_path) == 32
+    (tmp_path / "42" / "stat").unlink()  # a child that exits meanwhile
+    assert threads.tree_jiffies(proc=tmp_path) == 28
+    assert threads.tree_jiffies(proc=tmp_path / "missing") is None
+
+
+def test_shared_cores_follow_the_other_processes(tmp_path, monkeypatch):
+    monkeypatch.setattr(threads, "usable_cores", lambda: [0, 1])
+    applied = []
+    write_cores(tmp_path, busy=100, idle=900)
+    write_process(tmp_path, "self", (50, 0, 0, 0), ["7"])
+    write_process(tmp_path, "7", (0, 0, 0, 0), [])
+    cores = threads.SharedCores(2, applied.append, proc=tmp_path)
+    # 170 of 200 jiffies busy; this run and its worker 60 + 20 of them: others 0.9 cores → one thread
+    write_cores(tmp_path, busy=185, idle=915)
+    write_process(tmp_path, "self", (110, 0, 0, 0), ["7"])
+    write_process(tmp_path, "7", (20, 0, 0, 0), [])
+    assert cores.adjust() == (1, 0.9) and applied == [1] and cores.threads == 1
+    # the other work ended: all busy time is this run's → back to both cores
+    write_cores(tmp_path, busy=235, idle=965)
+    write_process(tmp_path, "self", (210, 0, 0, 0), ["7"])
+    assert cores.adjust() == (2, 0.0) and applied == [1, 2]
+    write_cores(tmp_path, busy=285, idle=1015)
+    write_process(tmp_path, "self", (310, 0, 0, 0), ["7"])
+    assert cores.adjust() is None and applied == [1, 2]  # nothing changed
+    (tmp_path / "stat").unlink()
+    assert cores.adjust() is None and cores.threads == 2  # counters unreadable: the count stays
+
+
+def test_only_a_count_chosen_from_idle_cores_follows_them(monkeypatch):
+    monkeypatch.setattr(threads, "_applied", threads.ThreadChoice(2, 2, "--threads"))
+    assert threads.shared_cores(lambda n: None) is None
+    monkeypatch.setattr(threads, "_applied", threads.ThreadChoice(2, 2, "OMP_NUM_THREADS"))
+    assert threads.shared_cores(lambda n: None) is None
+    monkeypatch.setattr(threads, "_applied", None)
+    assert threads.shared_cores(lambda n: None) is None
+    monkeypatch.setattr(threads, "_applied", threads.ThreadChoice(1, 2, "idle", 1.0))
+    if Path("/proc/stat").exists():
+        shared = threads.shared_cores(lambda n: None)
+        assert shared is not None and shared.threads == 1

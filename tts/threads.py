@@ -6,7 +6,9 @@ thread that lost its core, and a run is several times slower than on fewer threa
 AMD EPYC Zen 3 with one core busy, batch-1 decoding of the bundled voice took 19.6 ms per step on
 2 threads against 5.6 ms on one, and a training update 10.1 s against 3.2 (``tts bench
 contention``; docs/speed.md, "Sharing the CPU"). So by default a command takes only the cores that are idle when
-it starts (:func:`choose_threads`); ``--threads N`` or ``OMP_NUM_THREADS`` choose instead.
+it starts (:func:`choose_threads`); ``--threads N`` or ``OMP_NUM_THREADS`` choose instead. A long
+run (training) whose count was chosen that way keeps choosing as it goes (:class:`SharedCores`):
+one thread per core that other processes left idle since its last look.
 
 No torch here: the choice is made before torch is imported, through the environment it reads
 (``OMP_NUM_THREADS``, ``MKL_NUM_THREADS``), so ``tts --help`` stays fast.
@@ -20,7 +22,7 @@ import sys
 import time
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Literal, Mapping
+from typing import Callable, Literal, Mapping
 
 log = logging.getLogger(__name__)
 
@@ -40,6 +42,10 @@ class ThreadChoice:
     cores: int
     source: Literal["--threads", "OMP_NUM_THREADS", "idle"]
     busy: float | None = None
+
+
+#: the choice :func:`use_threads` applied in this process (None: none was)
+_applied: ThreadChoice | None = None
 
 
 def usable_cores() -> list[int]:
@@ -104,7 +110,8 @@ def choose_threads(requested: int | None, environ: Mapping[str, str] = os.enviro
 def use_threads(requested: int | None) -> ThreadChoice:
     """Choose (:func:`choose_threads`) and apply: through the environment that torch, MKL and the
     recognizer read when they start, and directly where torch is already imported."""
-    choice = choose_threads(requested)
+    global _applied
+    _applied = choice = choose_threads(requested)
     os.environ["OMP_NUM_THREADS"] = os.environ["MKL_NUM_THREADS"] = str(choice.threads)
     if "torch" in sys.modules:
         sys.modules["torch"].set_num_threads(choice.threads)
@@ -112,3 +119,67 @@ def use_threads(requested: int | None) -> ThreadChoice:
         log.debug("%.1f of %d cores busy with other work: computing on %d thread(s) (--threads N to choose)",
                   choice.busy, choice.cores, choice.threads)
     return choice
+
+
+def tree_jiffies(pid: str = "self", proc: Path = Path("/proc")) -> int | None:
+    """CPU time of process ``pid`` and every descendant alive now, in jiffies (user and system time
+    of each, and of the children each has already reaped); None where ``/proc`` cannot be read."""
+    total, pending = 0, [pid]
+    try:
+        while pending:
+            process = pending.pop()
+            fields = (proc / process / "stat").read_text().rsplit(")", 1)[1].split()
+            total += sum(int(f) for f in fields[11:15])  # utime, stime, cutime, cstime
+            for children in (proc / process / "task").glob("*/children"):
+                pending += children.read_text().split()
+    except (OSError, IndexError, ValueError):
+        if process == pid:
+            return None
+    return total
+
+
+class SharedCores:
+    """For a long run whose thread count was chosen from the idle cores: at each :meth:`adjust`,
+    how many cores' worth of the usable cores other processes used since the last one (the cores'
+    busy time less this process tree's), and the thread count set to one per core they left idle
+    (:func:`idle_threads`). ``threads``: the count now; ``set_threads`` applies one
+    (``torch.set_num_threads``)."""
+
+    def __init__(self, threads: int, set_threads: Callable[[int], None], proc: Path = Path("/proc")):
+        self.cores, self.threads, self.set_threads, self.proc = usable_cores(), threads, set_threads, proc
+        self._before = self._reading()
+
+    def _reading(self) -> tuple[int, int, int] | None:
+        """(busy, total) jiffies of the usable cores and this process tree's jiffies."""
+        cores, own = cpu_jiffies(self.cores, self.proc / "stat"), tree_jiffies(proc=self.proc)
+        return None if cores is None or own is None else (*cores, own)
+
+    def others(self) -> float | None:
+        """Cores' worth of other processes' work since the last call (None where unreadable)."""
+        before, now = self._before, self._reading()
+        self._before = now
+        if before is None or now is None or now[1] <= before[1]:
+            return None
+        busy = (now[0] - before[0]) - (now[2] - before[2])
+        return max(0.0, len(self.cores) * busy / (now[1] - before[1]))
+
+    def adjust(self) -> tuple[int, float] | None:
+        """Set the thread count for the work measured since the last call; (count, other work in
+        cores) when the count changed, else None."""
+        others = self.others()
+        if others is None:
+            return None
+        threads = idle_threads(len(self.cores), others)
+        if threads == self.threads:
+            return None
+        self.threads = threads
+        self.set_threads(threads)
+        return threads, round(others, 2)
+
+
+def shared_cores(set_threads: Callable[[int], None]) -> SharedCores | None:
+    """A :class:`SharedCores` for this process where :func:`use_threads` chose its count from the
+    idle cores (not where ``--threads`` or ``OMP_NUM_THREADS`` fixed it, nor outside the command line)."""
+    if _applied is None or _applied.source != "idle" or _applied.cores < 2:
+        return None
+    return SharedCores(_applied.threads, set_threads)

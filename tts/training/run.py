@@ -33,6 +33,7 @@ from tts.config.experiment import Config
 from tts.devices import computes_bf16, cpu_instructions, describe_device, resolve_device
 from tts.errors import Interrupted, TTSError
 from tts.fileio import WriteError
+from tts.threads import shared_cores
 from tts.training.experiment import ExperimentFolder, code_version, rng_state, set_rng_state
 
 Made = TypeVar("Made")
@@ -83,6 +84,9 @@ class TrainingRun(Generic[Config]):
         self._writer: SummaryWriter | None = None
         self._log_handler: logging.FileHandler | None = None
         self._clock = (time.perf_counter(), 0.0)
+        # a lone CPU run whose thread count came from the idle cores follows them as other work comes and goes
+        self._cores = (shared_cores(torch.set_num_threads)
+                       if self.device.type == "cpu" and self.world_size == 1 else None)
 
     def main_first(self, make: Callable[[], Made]) -> Made:
         """``make()`` on the main process first and on the others once it has finished: for a cache
@@ -276,11 +280,24 @@ class TrainingRun(Generic[Config]):
     def _after_step(self) -> None:
         """After optimizer step ``state.step``: validation and checkpoint when due, then a pending signal."""
         cfg, step = self.config.train, self.state.step
+        if self._cores is not None and step % cfg.log_every == 0:
+            self._share_cores()
         if step % cfg.validate_every == 0 or step == cfg.max_steps:
             self.validate()
         if self.is_main and (step % cfg.checkpoint_every == 0 or step == cfg.max_steps):
             self._save_step()
         self._stop_if_signalled()
+
+    def _share_cores(self) -> None:
+        """Set the thread count for the cores other processes left idle since the last look
+        (:class:`~tts.threads.SharedCores`), and say so in train.log when it changes."""
+        assert self._cores is not None
+        changed = self._cores.adjust()
+        if changed is not None:
+            threads, others = changed
+            log.info("step %d: %d CPU thread(s) from now on: other processes kept %.1f of %d cores busy over "
+                     "the last %d steps (--threads N fixes the count)", self.state.step, threads, others,
+                     len(self._cores.cores), self.config.train.log_every)
 
     def validate(self) -> float:
         raise NotImplementedError
