@@ -59,3 +59,26 @@ def test_the_festival_corpus_records_phone_timings_and_a_rebuild_adds_them_with_
     assert "2 kept, 1 timed" in done.stdout and "warning" not in done.stdout
     assert {u.id: (out / "wavs" / f"{u.id}.wav").read_bytes() for u in utts} == audio
     assert timings_path(out, utts[0].id).is_file()
+
+
+def test_an_engine_that_stalls_once_is_run_again(monkeypatch):
+    """A corpus build loses no utterance to a passing stall (a paused or overloaded machine)."""
+    from tts.data import engines
+
+    calls = []
+
+    def stalling(cmd, **kwargs):
+        calls.append(cmd)
+        if len(calls) == 1:
+            raise subprocess.TimeoutExpired(cmd, kwargs["timeout"])
+        return subprocess.CompletedProcess(cmd, 0, "", "")
+
+    monkeypatch.setattr(engines.subprocess, "run", stalling)
+    assert engines.run_engine(["text2wave", "x"]).returncode == 0 and len(calls) == 2
+
+    def stuck(cmd, **kwargs):
+        raise subprocess.TimeoutExpired(cmd, kwargs["timeout"])
+
+    monkeypatch.setattr(engines.subprocess, "run", stuck)
+    with pytest.raises(TTSError, match="text2wave took more than 300 s, 2 times"):
+        engines.run_engine(["text2wave", "x"])

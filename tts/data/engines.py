@@ -17,6 +17,8 @@ from tts.data.timings import PhoneTiming, phones_from_ends
 from tts.errors import TTSError
 
 FESTIVAL_VOICES = Path("/usr/share/festival/voices")
+#: seconds an engine may take over one utterance (a few at most on an idle machine)
+ENGINE_TIMEOUT = 300
 
 
 @dataclass(frozen=True)
@@ -98,6 +100,19 @@ def speak(text: str, speaker: str, sample_rate: int) -> np.ndarray:
     return speak_timed(text, speaker, sample_rate).wav
 
 
+def run_engine(cmd: list[str], attempts: int = 2) -> subprocess.CompletedProcess:
+    """An engine's command, its output captured. One that runs past :data:`ENGINE_TIMEOUT` (a
+    machine paused or overloaded meanwhile) is run again, ``attempts`` times in all, then a
+    :class:`TTSError`: a corpus build loses no utterance to a passing stall."""
+    for _ in range(attempts):
+        try:
+            return subprocess.run(cmd, capture_output=True, text=True, timeout=ENGINE_TIMEOUT)
+        except subprocess.TimeoutExpired:
+            continue
+    raise TTSError(f"{cmd[0]} took more than {ENGINE_TIMEOUT} s, {attempts} times: is the machine overloaded? "
+                   f"Run the recipe again to go on")
+
+
 def speak_timed(text: str, speaker: str, sample_rate: int) -> Spoken:
     """:func:`speak`'s audio with, from Festival, where each phone lies in it (trimming included)."""
     voice = VOICES[speaker]
@@ -111,7 +126,7 @@ def speak_timed(text: str, speaker: str, sample_rate: int) -> Spoken:
                    "-o", str(raw)]
         else:
             cmd = ["flite", "-voice", voice.name, "-t", text, "-o", str(raw)]
-        proc = subprocess.run(cmd, capture_output=True, text=True, timeout=300)
+        proc = run_engine(cmd)
         if proc.returncode != 0 or not raw.is_file():
             raise TTSError(f"{voice.engine} ({voice.name}) failed on {text[:60]!r}: {proc.stderr.strip()[:200]}")
         wav, _ = load_wav(raw, sample_rate)
