@@ -151,3 +151,40 @@ def test_no_answer_echoes_client_markup_and_every_answer_says_nosniff(client, bo
         assert client.get(path).headers["x-content-type-options"] == "nosniff"
     shown = client.post("/synthesize", content=b"<script>", headers={"Content-Type": "text/html<script>"})
     assert shown.status_code == 415 and b"<script>" not in shown.content
+
+
+def test_one_batch_computes_at_a_time_and_latecomers_join_the_next():
+    """Two voices' batches never run at once (their CPU thread teams would wait for each other),
+    and the requests that arrive while a batch runs are synthesized together after it."""
+    import asyncio
+    import threading
+    import time
+
+    from tts.serve.app import Batcher
+
+    running, overlaps, batches = [0], [], []
+    guard = threading.Lock()
+
+    def synthesizer(texts, settings, cancel, speaker):
+        with guard:
+            running[0] += 1
+            overlaps.append(running[0])
+        time.sleep(0.15)
+        with guard:
+            running[0] -= 1
+        batches.append(list(texts))
+        return [text.upper() for text in texts]
+
+    async def scenario() -> list[str]:
+        compute = asyncio.Lock()
+        first, second = (Batcher(synthesizer, None, None, 0.01, lambda n: None, compute) for _ in range(2))
+        jobs = [first.submit("a")]
+        await asyncio.sleep(0.05)  # "a" is computing
+        jobs += [second.submit("b")]
+        await asyncio.sleep(0.02)
+        jobs += [second.submit("c"), first.submit("d")]
+        return [await job.done for job in jobs]
+
+    assert asyncio.run(scenario()) == ["A", "B", "C", "D"]
+    assert max(overlaps) == 1
+    assert batches[0] == ["a"] and sorted(map(tuple, batches[1:])) == [("b", "c"), ("d",)]

@@ -77,20 +77,27 @@ def running_service(options: list[str]) -> Iterator[tuple[str, subprocess.Popen]
         server.wait(timeout=30)
 
 
-def bench_serve(checkpoint: str | None = None, vocoder: str | None = None, requests: int = 50, rounds: int = 2) -> dict:
+def bench_serve(checkpoint: str | None = None, vocoder: str | None = None, requests: int = 50, rounds: int = 2,
+                spread: float = 0.0) -> dict:
     """Start ``tts serve`` (``checkpoint``, default the bundled voice), warm it with one request,
-    then send ``rounds`` × ``requests`` requests, each round all at once."""
+    then send ``rounds`` × ``requests`` requests, each round all at once (``spread`` 0) or one
+    every ``spread / requests`` seconds, so that batches are still running when the next arrive."""
     vocoder = vocoder or DEFAULT_VOCODER
     voice = ["--voice", f"bench={checkpoint}"] if checkpoint else []
     with running_service([*voice, "--vocoder", vocoder, "--max-jobs", str(requests + 1)]) as (base, server):
         _post(base, SENTENCES[0])  # warm-up
-        result: dict = {"vocoder": vocoder, "requests_per_round": requests, "rounds": [],
+        result: dict = {"vocoder": vocoder, "requests_per_round": requests, "spread_s": spread, "rounds": [],
                         "resident_mb_after_warmup": resident_mb(server.pid)}
         for _ in range(rounds):
             texts = [SENTENCES[i % len(SENTENCES)] for i in range(requests)]
             start = time.perf_counter()
+
+            def send(i: int) -> tuple[int, float]:
+                time.sleep(max(0.0, start + i * spread / requests - time.perf_counter()))
+                return _post(base, texts[i])
+
             with ThreadPoolExecutor(requests) as pool:
-                answers = list(pool.map(lambda text: _post(base, text), texts))
+                answers = list(pool.map(send, range(requests)))
             wall = time.perf_counter() - start
             latencies = np.array([seconds for _, seconds in answers])
             result["rounds"].append({"errors": sum(status != 200 for status, _ in answers),

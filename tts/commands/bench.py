@@ -9,7 +9,15 @@ import importlib
 import json
 from typing import Callable
 
-from tts.commands.options import add_checkpoint, add_device, add_threads, add_vocoder, positive_float, positive_int
+from tts.commands.options import (
+    add_checkpoint,
+    add_device,
+    add_threads,
+    add_vocoder,
+    non_negative_float,
+    positive_float,
+    positive_int,
+)
 from tts.commands.table import Command, Group
 
 
@@ -181,8 +189,11 @@ def serve(p: argparse.ArgumentParser) -> None:
     p.add_argument("--vocoder", help="the service's vocoder (default: the default vocoder)")
     p.add_argument("--requests", type=positive_int, default=50, help="requests, all sent at once (default 50)")
     p.add_argument("--rounds", type=positive_int, default=2, help="rounds of --requests (memory after each)")
+    p.add_argument("--spread", type=non_negative_float, default=0.0, metavar="SECONDS",
+                   help="send a round's requests evenly over this many seconds (default 0: all at once)")
 
-    p.set_defaults(bench=calling("tts.benchmarks.serve:bench_serve", "checkpoint", "vocoder", "requests", "rounds"))
+    p.set_defaults(bench=calling("tts.benchmarks.serve:bench_serve", "checkpoint", "vocoder", "requests", "rounds",
+                                 "spread"))
 
 
 def contention(p: argparse.ArgumentParser) -> None:

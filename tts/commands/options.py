@@ -35,6 +35,7 @@ positive_int = checked(int, lambda n: n >= 1, "at least 1")
 non_negative_int = checked(int, lambda n: n >= 0, "0 or more")
 #: durations, ratios
 positive_float = checked(float, lambda x: math.isfinite(x) and x > 0, "a finite number above 0")
+non_negative_float = checked(float, lambda x: math.isfinite(x) and x >= 0, "a finite number of 0 or more")
 probability = checked(float, lambda x: 0.0 <= x <= 1.0, "a probability from 0 to 1")
 
 

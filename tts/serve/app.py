@@ -4,7 +4,10 @@ page where a person types text and listens.
 Built on Starlette (ASGI, run by uvicorn): small, typed, well kept, and its test client drives the
 same application in-process. Every voice and vocoder is loaded once, at start. Requests that
 arrive together (within ``batch_window`` seconds, for the same voice, vocoder and settings) are
-synthesized as one batch in a worker thread, so the event loop keeps answering. Limits have clear
+synthesized as one batch in a worker thread, so the event loop keeps answering. One batch (or
+stream chunk) computes at a time: concurrent ones would each start a team of CPU threads, and
+teams that share cores wait for each other (docs/speed.md, "Sharing the CPU"); requests that
+arrive while a batch runs join the next one. Limits have clear
 answers: a text over ``max_chars`` (413), a body over ``max_body_bytes`` (413), more than
 ``max_jobs`` requests waiting or running (503), a synthesis over ``timeout`` seconds (504). Bad
 requests get a 4xx with ``{"error": "..."}`` and the service keeps serving.
@@ -26,7 +29,7 @@ import math
 import threading
 import time
 from dataclasses import dataclass, field
-from typing import Any, AsyncIterator, Awaitable, Callable
+from typing import Any, AsyncIterator, Awaitable, Callable, Iterator
 
 import numpy as np
 import soundfile as sf
@@ -103,13 +106,15 @@ class Job:
 @dataclass
 class Batcher:
     """Collects the jobs of one (voice, vocoder, speaker, settings) that arrive together and
-    synthesizes them as one batch in a worker thread; ``finished(n)`` hears when n jobs' work has ended."""
+    synthesizes them as one batch in a worker thread once ``compute`` is free (every job that
+    arrived meanwhile included); ``finished(n)`` hears when n jobs' work has ended."""
 
     synthesizer: Synthesizer
     settings: InferenceConfig
     speaker: str | None
     window: float
     finished: Callable[[int], None]
+    compute: asyncio.Lock
     pending: list[Job] = field(default_factory=list)
     flushing: bool = False
 
@@ -123,26 +128,27 @@ class Batcher:
 
     async def _flush(self) -> None:
         await asyncio.sleep(self.window)
-        jobs, self.pending, self.flushing = self.pending, [], False
-        live = [job for job in jobs if not job.given_up]
-        self.finished(len(jobs) - len(live))
-        if not live:
-            return
-        cancel = threading.Event()
-        for job in live:
-            job.batch, job.cancel = live, cancel
-        try:
-            results = await asyncio.to_thread(self.synthesizer, [job.text for job in live], self.settings, cancel,
-                                              self.speaker)
-        except Cancelled:
-            return  # every request of the batch had gone
-        except Exception as exc:  # noqa: BLE001 - every waiting request hears of it
+        async with self.compute:
+            jobs, self.pending, self.flushing = self.pending, [], False
+            live = [job for job in jobs if not job.given_up]
+            self.finished(len(jobs) - len(live))
+            if not live:
+                return
+            cancel = threading.Event()
             for job in live:
-                if not job.given_up and not job.done.done():
-                    job.done.set_exception(exc)
-            return
-        finally:
-            self.finished(len(live))
+                job.batch, job.cancel = live, cancel
+            try:
+                results = await asyncio.to_thread(self.synthesizer, [job.text for job in live], self.settings, cancel,
+                                                  self.speaker)
+            except Cancelled:
+                return  # every request of the batch had gone
+            except Exception as exc:  # noqa: BLE001 - every waiting request hears of it
+                for job in live:
+                    if not job.given_up and not job.done.done():
+                        job.done.set_exception(exc)
+                return
+            finally:
+                self.finished(len(live))
         for job, result in zip(live, results):
             if not job.given_up and not job.done.done():
                 job.done.set_result(result)
@@ -158,6 +164,7 @@ class Service:
         self.default_voice = next(iter(voices))
         self.batchers: dict[tuple[str, ...], Batcher] = {}
         self.jobs = 0
+        self.compute = asyncio.Lock()  # held by the batch or stream chunk that is computing
 
     def describe(self) -> dict[str, Any]:
         return {"status": "ok", "voices": {name: sorted(by_vocoder) for name, by_vocoder in self.voices.items()},
@@ -239,13 +246,18 @@ class Service:
             self.jobs += 1  # counted while it runs: a stream never started holds no place
             try:
                 yield streaming_wav_header(synthesizer.config.audio.sample_rate)
-                while (samples := await asyncio.to_thread(next, pieces, None)) is not None:
+                while (samples := await self._next_chunk(pieces)) is not None:
                     yield pcm16(samples)
             finally:
                 cancel.set()
                 self.jobs -= 1
 
         return StreamingResponse(chunks(), media_type="audio/wav")
+
+    async def _next_chunk(self, pieces: Iterator[np.ndarray]) -> np.ndarray | None:
+        """A stream's next audio chunk (None at its end), computed when no batch is."""
+        async with self.compute:
+            return await asyncio.to_thread(next, pieces, None)
 
     async def synthesize(self, text: str, synthesizer: Synthesizer, settings: InferenceConfig,
                          key: tuple[str, ...], disconnected: Callable[[], Awaitable[bool]],
@@ -255,7 +267,7 @@ class Service:
         self._admit(text, synthesizer)
         self.jobs += 1  # given back by the batcher when the job's work ends
         batcher = self.batchers.setdefault(key, Batcher(synthesizer, settings, speaker, self.limits.batch_window,
-                                                        self._finished))
+                                                        self._finished, self.compute))
         job = batcher.submit(text)
         deadline = time.monotonic() + self.limits.timeout
         try:
