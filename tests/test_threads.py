@@ -100,7 +100,8 @@ def test_tree_jiffies_counts_the_living_descendants(tmp_path):
     write_process(tmp_path, "41", (7, 1, 0, 0), ["42"])
     write_process(tmp_path, "42", (4, 0, 0, 0), [])
     assert threads.tree_jiffies(proc=tmp_path) == 32
-    (tmp_path / "42" / "stat").unlink()  # a child that exits meanwhile
+    write_process(tmp_path, "self", (10, 5, 3, 2), ["41", "40"])  # 40 ended: looked at first
+    (tmp_path / "42" / "stat").unlink()  # descendants that ended meanwhile: the others still count
     assert threads.tree_jiffies(proc=tmp_path) == 28
     assert threads.tree_jiffies(proc=tmp_path / "missing") is None
 

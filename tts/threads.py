@@ -5,8 +5,9 @@ other work (a training lane, a corpus job, a second command), every parallel reg
 thread that lost its core, and a run is several times slower than on fewer threads: on a 2-core
 AMD EPYC Zen 3 with one core busy, batch-1 decoding of the bundled voice took 19.6 ms per step on
 2 threads against 5.6 ms on one, and a training update 10.1 s against 3.2 (``tts bench
-contention``; docs/speed.md, "Sharing the CPU"). So by default a command takes only the cores that are idle when
-it starts (:func:`choose_threads`); ``--threads N`` or ``OMP_NUM_THREADS`` choose instead. A long
+contention``; docs/speed.md, "Sharing the CPU"). So by default a command takes only the cores that
+are idle when it starts (:func:`choose_threads`); ``--threads N`` or ``OMP_NUM_THREADS`` choose
+instead. A long
 run (training) whose count was chosen that way keeps choosing as it goes (:class:`SharedCores`):
 one thread per core that other processes left idle since its last look.
 
@@ -125,16 +126,16 @@ def tree_jiffies(pid: str = "self", proc: Path = Path("/proc")) -> int | None:
     """CPU time of process ``pid`` and every descendant alive now, in jiffies (user and system time
     of each, and of the children each has already reaped); None where ``/proc`` cannot be read."""
     total, pending = 0, [pid]
-    try:
-        while pending:
-            process = pending.pop()
+    while pending:
+        process = pending.pop()
+        try:
             fields = (proc / process / "stat").read_text().rsplit(")", 1)[1].split()
             total += sum(int(f) for f in fields[11:15])  # utime, stime, cutime, cstime
             for children in (proc / process / "task").glob("*/children"):
                 pending += children.read_text().split()
-    except (OSError, IndexError, ValueError):
-        if process == pid:
-            return None
+        except (OSError, IndexError, ValueError):  # a descendant that ended meanwhile counts no more
+            if process == pid:
+                return None
     return total
 
 
