@@ -7,9 +7,8 @@ AMD EPYC Zen 3 with one core busy, batch-1 decoding of the bundled voice took 19
 2 threads against 5.6 ms on one, and a training update 10.1 s against 3.2 (``tts bench
 contention``; docs/speed.md, "Sharing the CPU"). So by default a command takes only the cores that
 are idle when it starts (:func:`choose_threads`); ``--threads N`` or ``OMP_NUM_THREADS`` choose
-instead. A long
-run (training) whose count was chosen that way keeps choosing as it goes (:class:`SharedCores`):
-one thread per core that other processes left idle since its last look.
+instead. A long run (training) whose count was chosen that way keeps choosing as it goes
+(:class:`SharedCores`): one thread per core that other processes left idle since its last look.
 
 No torch here: the choice is made before torch is imported, through the environment it reads
 (``OMP_NUM_THREADS``, ``MKL_NUM_THREADS``), so ``tts --help`` stays fast.

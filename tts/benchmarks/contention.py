@@ -74,7 +74,6 @@ def bench_contention(checkpoint: str | None = None, vocoder: str | None = None, 
             row: dict = {"measured_busy_cores": choice.busy, "default_threads": choice.threads}
             for threads in thread_counts:
                 torch.set_num_threads(threads)
-                model.eval()
                 times, audio = timed_runs(lambda: synthesizer([SENTENCE])[0].waveform, runs, "cpu")
                 seconds = float(np.median(times))
                 audio_seconds = len(audio) / synthesizer.config.audio.sample_rate

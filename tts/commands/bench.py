@@ -187,7 +187,7 @@ def onnx(p: argparse.ArgumentParser) -> None:
 def serve(p: argparse.ArgumentParser) -> None:
     add_checkpoint(p)
     p.add_argument("--vocoder", help="the service's vocoder (default: the default vocoder)")
-    p.add_argument("--requests", type=positive_int, default=50, help="requests, all sent at once (default 50)")
+    p.add_argument("--requests", type=positive_int, default=50, help="requests per round (default 50)")
     p.add_argument("--rounds", type=positive_int, default=2, help="rounds of --requests (memory after each)")
     p.add_argument("--spread", type=non_negative_float, default=0.0, metavar="SECONDS",
                    help="send a round's requests evenly over this many seconds (default 0: all at once)")

@@ -7,10 +7,10 @@ arrive together (within ``batch_window`` seconds, for the same voice, vocoder an
 synthesized as one batch in a worker thread, so the event loop keeps answering. One batch (or
 stream chunk) computes at a time: concurrent ones would each start a team of CPU threads, and
 teams that share cores wait for each other (docs/speed.md, "Sharing the CPU"); requests that
-arrive while a batch runs join the next one. Limits have clear
-answers: a text over ``max_chars`` (413), a body over ``max_body_bytes`` (413), more than
-``max_jobs`` requests waiting or running (503), a synthesis over ``timeout`` seconds (504). Bad
-requests get a 4xx with ``{"error": "..."}`` and the service keeps serving.
+arrive while a batch runs join the next one. Limits have clear answers: a text over
+``max_chars`` (413), a body over ``max_body_bytes`` (413), more than ``max_jobs`` requests
+waiting or running (503), a synthesis over ``timeout`` seconds (504). Bad requests get a 4xx
+with ``{"error": "..."}`` and the service keeps serving.
 
 Work nobody waits for stops: a request that times out or whose client leaves gives up its job,
 and a batch whose jobs have all been given up stops between two decoder steps (so does a stream
