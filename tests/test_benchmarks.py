@@ -192,6 +192,13 @@ def test_bf16_benchmark_says_where_the_cpu_would_emulate_it(capsys, monkeypatch)
     assert len(error) == 1 and error[0].startswith("error: this CPU") and error[0].endswith("drop --bf16")
 
 
+@pytest.mark.parametrize("cores, counts", [(1, [0]), (2, [0, 1]), (3, [0, 1, 2]), (16, [0, 1, 8, 15])])
+def test_contention_benchmark_samples_none_one_half_and_all_but_one_busy_core(cores, counts):
+    from tts.benchmarks.contention import busy_counts
+
+    assert busy_counts(cores) == counts
+
+
 def test_contention_benchmark_gives_fewer_threads_where_a_core_is_busy(monkeypatch):
     from tts.benchmarks import contention
     from tts.benchmarks.model import reference_batch
@@ -206,7 +213,7 @@ def test_contention_benchmark_gives_fewer_threads_where_a_core_is_busy(monkeypat
     finally:
         torch.set_num_threads(before)
     cores = len(usable_cores())
-    assert result["cores"] == cores and sorted(result["results"]) == [f"busy_{n}" for n in range(cores)]
+    assert result["cores"] == cores and list(result["results"]) == [f"busy_{n}" for n in contention.busy_counts(cores)]
     threads = sorted({cores, 1}, reverse=True)
     for row in result["results"].values():
         for n in threads:

@@ -1,11 +1,12 @@
 """``tts bench contention``: what other work on the CPU does to synthesis and training, on all
 cores' threads against one per idle core (the default thread choice, :mod:`tts.threads`).
 
-For each number of busy cores (0 … cores − 1, each kept busy by a process that only spins), in
-one process: the thread count :func:`tts.threads.choose_threads` picks then; batch-1 decoder
-milliseconds per step of the voice; a sentence synthesized end to end through a vocoder (its
-real-time factor); and a training update of the small Tacotron2 on a batch of 2 — each on every
-core's thread and on one. Run it on an otherwise idle machine."""
+For a few numbers of busy cores (:func:`busy_counts`: none, one, half and all but one, each kept
+busy by a process that only spins), in one process: the thread count
+:func:`tts.threads.choose_threads` picks then; batch-1 decoder milliseconds per step of the voice;
+a sentence synthesized end to end through a vocoder (its real-time factor); and a training update
+of the small Tacotron2 on a batch of 2 — each on every core's thread and on one. Run it on an
+otherwise idle machine."""
 
 from __future__ import annotations
 
@@ -48,9 +49,15 @@ def busy(cores: int) -> Iterator[None]:
             spinner.wait()
 
 
+def busy_counts(cores: int) -> list[int]:
+    """The busy-core counts measured on ``cores`` cores: 0, 1, half and all but one, each once
+    (``[0, 1]`` on 2 cores, ``[0, 1, 8, 15]`` on 16)."""
+    return sorted({0, min(1, cores - 1), cores // 2 if cores > 2 else 0, cores - 1})
+
+
 def bench_contention(checkpoint: str | None = None, vocoder: str | None = None, steps: int = 200,
                      runs: int = 2, train_steps: int = 2) -> dict:
-    """Per busy-core count: the default thread choice and, on all cores' threads and on one, the
+    """Per busy-core count (:func:`busy_counts`): the default thread choice and, on all cores' threads and on one, the
     median over ``runs`` of decoder ms per step (forced to ``steps``), synthesis seconds and RTF of
     :data:`SENTENCE`, and the median over ``train_steps`` of seconds per training update (fp32)."""
     cores = len(usable_cores())
@@ -68,7 +75,7 @@ def bench_contention(checkpoint: str | None = None, vocoder: str | None = None, 
     criterion = TTSLoss(config.loss)
     thread_counts = sorted({cores, 1}, reverse=True)
     results = {}
-    for n_busy in range(cores):
+    for n_busy in busy_counts(cores):
         with busy(n_busy):
             choice = choose_threads(None, environ={})
             row: dict = {"measured_busy_cores": choice.busy, "default_threads": choice.threads}
