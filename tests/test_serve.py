@@ -179,7 +179,8 @@ def test_one_batch_computes_at_a_time_and_latecomers_join_the_next():
     async def scenario() -> list[str]:
         compute = asyncio.Lock()
         fake: Any = synthesizer  # a Synthesizer's call signature, no model behind it
-        first, second = (Batcher(fake, cast(Any, None), None, 0.01, lambda n: None, compute) for _ in range(2))
+        first, second = (Batcher(fake, cast(Any, None), None, 0.01, lambda n: None, compute, lambda n: None)
+                          for _ in range(2))
         jobs = [first.submit("a")]
         await asyncio.sleep(0.05)  # "a" is computing
         jobs += [second.submit("b")]
@@ -190,3 +191,10 @@ def test_one_batch_computes_at_a_time_and_latecomers_join_the_next():
     assert asyncio.run(scenario()) == ["A", "B", "C", "D"]
     assert max(overlaps) == 1
     assert batches[0] == ["a"] and sorted(map(tuple, batches[1:])) == [("b", "c"), ("d",)]
+
+
+def test_health_counts_the_batches_and_the_requests_they_held(client):
+    before = client.get("/health").json()["batches"]
+    assert client.post("/synthesize", json={"text": "Hi.", "settings": FAST}).status_code == 200
+    after = client.get("/health").json()["batches"]
+    assert after == {"count": before["count"] + 1, "requests": before["requests"] + 1}

@@ -40,6 +40,13 @@ def resident_mb(pid: int) -> float:
     return float("nan")
 
 
+def _batches(base: str) -> tuple[int, int]:
+    """The batches ``tts serve`` has computed so far and the requests they held (its ``/health``)."""
+    with urllib.request.urlopen(f"{base}/health", timeout=10) as response:
+        batches = json.load(response)["batches"]
+    return batches["count"], batches["requests"]
+
+
 def _post(base: str, text: str) -> tuple[int, float]:
     """Status and seconds of one ``POST /synthesize``."""
     request = urllib.request.Request(f"{base}/synthesize", data=json.dumps({"text": text}).encode(),
@@ -90,6 +97,7 @@ def bench_serve(checkpoint: str | None = None, vocoder: str | None = None, reque
                         "resident_mb_after_warmup": resident_mb(server.pid)}
         for _ in range(rounds):
             texts = [SENTENCES[i % len(SENTENCES)] for i in range(requests)]
+            batches_before, batched_before = _batches(base)
             start = time.perf_counter()
 
             def send(i: int) -> tuple[int, float]:
@@ -100,7 +108,9 @@ def bench_serve(checkpoint: str | None = None, vocoder: str | None = None, reque
                 answers = list(pool.map(send, range(requests)))
             wall = time.perf_counter() - start
             latencies = np.array([seconds for _, seconds in answers])
+            batches, batched = (now - before for now, before in zip(_batches(base), (batches_before, batched_before)))
             result["rounds"].append({"errors": sum(status != 200 for status, _ in answers),
+                                     "batches": batches, "mean_batch": round(batched / max(batches, 1), 1),
                                      "requests_per_second": round(requests / wall, 2),
                                      "latency_p50_s": round(float(np.percentile(latencies, 50)), 2),
                                      "latency_p95_s": round(float(np.percentile(latencies, 95)), 2),

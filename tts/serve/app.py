@@ -107,7 +107,8 @@ class Job:
 class Batcher:
     """Collects the jobs of one (voice, vocoder, speaker, settings) that arrive together and
     synthesizes them as one batch in a worker thread once ``compute`` is free (every job that
-    arrived meanwhile included); ``finished(n)`` hears when n jobs' work has ended."""
+    arrived meanwhile included); ``finished(n)`` hears when n jobs' work has ended and
+    ``computing(n)`` when a batch of n starts."""
 
     synthesizer: Synthesizer
     settings: InferenceConfig
@@ -115,6 +116,7 @@ class Batcher:
     window: float
     finished: Callable[[int], None]
     compute: asyncio.Lock
+    computing: Callable[[int], None]
     pending: list[Job] = field(default_factory=list)
     flushing: bool = False
 
@@ -134,6 +136,7 @@ class Batcher:
             self.finished(len(jobs) - len(live))
             if not live:
                 return
+            self.computing(len(live))
             cancel = threading.Event()
             for job in live:
                 job.batch, job.cancel = live, cancel
@@ -164,6 +167,7 @@ class Service:
         self.default_voice = next(iter(voices))
         self.batchers: dict[tuple[str, ...], Batcher] = {}
         self.jobs = 0
+        self.batches = {"count": 0, "requests": 0}  # the batches computed so far and the requests they held
         self.compute = asyncio.Lock()  # held by the batch or stream chunk that is computing
 
     def describe(self) -> dict[str, Any]:
@@ -172,7 +176,7 @@ class Service:
                 "default_vocoders": {name: next(iter(by_vocoder)) for name, by_vocoder in self.voices.items()},
                 "speakers": {name: next(iter(by_vocoder.values())).speakers for name, by_vocoder in self.voices.items()},
                 "precision": {name: next(iter(by_vocoder.values())).precision for name, by_vocoder in self.voices.items()},
-                "jobs": self.jobs,
+                "jobs": self.jobs, "batches": dict(self.batches),
                 "limits": {"max_chars": self.limits.max_chars, "max_jobs": self.limits.max_jobs}}
 
     def parse(self, body: bytes, content_type: str) -> tuple[str, str, str, str | None, InferenceConfig]:
@@ -234,6 +238,10 @@ class Service:
     def _finished(self, n: int) -> None:
         self.jobs -= n
 
+    def _computing(self, n: int) -> None:
+        self.batches["count"] += 1
+        self.batches["requests"] += n
+
     def stream(self, text: str, synthesizer: Synthesizer, settings: InferenceConfig,
                speaker: str | None = None) -> StreamingResponse:
         """A WAV streamed chunk by chunk (:class:`~tts.streaming.Streamer`); a client that goes
@@ -267,7 +275,7 @@ class Service:
         self._admit(text, synthesizer)
         self.jobs += 1  # given back by the batcher when the job's work ends
         batcher = self.batchers.setdefault(key, Batcher(synthesizer, settings, speaker, self.limits.batch_window,
-                                                        self._finished, self.compute))
+                                                        self._finished, self.compute, self._computing))
         job = batcher.submit(text)
         deadline = time.monotonic() + self.limits.timeout
         try:
