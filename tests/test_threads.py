@@ -112,21 +112,35 @@ def test_shared_cores_follow_the_other_processes(tmp_path, monkeypatch):
     write_cores(tmp_path, busy=100, idle=900)
     write_process(tmp_path, "self", (50, 0, 0, 0), ["7"])
     write_process(tmp_path, "7", (0, 0, 0, 0), [])
-    cores = threads.SharedCores(2, applied.append, proc=tmp_path)
+    clock = iter(range(0, 1000, 40))  # 40 s between looks
+    cores = threads.SharedCores(2, applied.append, proc=tmp_path, clock=lambda: float(next(clock)))
     # 170 of 200 jiffies busy; this run and its worker 60 + 20 of them: others 0.9 cores → one thread
     write_cores(tmp_path, busy=185, idle=915)
     write_process(tmp_path, "self", (110, 0, 0, 0), ["7"])
     write_process(tmp_path, "7", (20, 0, 0, 0), [])
-    assert cores.adjust() == (1, 0.9) and applied == [1] and cores.threads == 1
+    assert cores.adjust() == (1, 0.9, 40.0) and applied == [1] and cores.threads == 1
     # the other work ended: all busy time is this run's → back to both cores
     write_cores(tmp_path, busy=235, idle=965)
     write_process(tmp_path, "self", (210, 0, 0, 0), ["7"])
-    assert cores.adjust() == (2, 0.0) and applied == [1, 2]
+    assert cores.adjust() == (2, 0.0, 40.0) and applied == [1, 2]
     write_cores(tmp_path, busy=285, idle=1015)
     write_process(tmp_path, "self", (310, 0, 0, 0), ["7"])
     assert cores.adjust() is None and applied == [1, 2]  # nothing changed
     (tmp_path / "stat").unlink()
     assert cores.adjust() is None and cores.threads == 2  # counters unreadable: the count stays
+
+
+def test_shared_cores_look_only_once_their_interval_is_up(tmp_path, monkeypatch):
+    monkeypatch.setattr(threads, "usable_cores", lambda: [0, 1])
+    write_cores(tmp_path, busy=100, idle=900)
+    write_process(tmp_path, "self", (50, 0, 0, 0), [])
+    now = [0.0]
+    cores = threads.SharedCores(2, lambda n: None, proc=tmp_path, interval=30.0, clock=lambda: now[0])
+    write_cores(tmp_path, busy=300, idle=900)  # both cores busy with other work
+    now[0] = 29.0
+    assert cores.adjust() is None and cores.threads == 2  # too soon: not read
+    now[0] = 31.0
+    assert cores.adjust() == (1, 2.0, 31.0) and cores.threads == 1
 
 
 def test_only_a_count_chosen_from_idle_cores_follows_them(monkeypatch):

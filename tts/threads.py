@@ -30,6 +30,8 @@ log = logging.getLogger(__name__)
 PROC_STAT = Path("/proc/stat")
 #: how long :func:`busy_cores` watches the CPUs
 SAMPLE_SECONDS = 0.1
+#: the shortest time between two looks of :class:`SharedCores`
+FOLLOW_SECONDS = 30.0
 
 
 @dataclass(frozen=True)
@@ -139,15 +141,18 @@ def tree_jiffies(pid: str = "self", proc: Path = Path("/proc")) -> int | None:
 
 
 class SharedCores:
-    """For a long run whose thread count was chosen from the idle cores: at each :meth:`adjust`,
-    how many cores' worth of the usable cores other processes used since the last one (the cores'
-    busy time less this process tree's), and the thread count set to one per core they left idle
-    (:func:`idle_threads`). ``threads``: the count now; ``set_threads`` applies one
-    (``torch.set_num_threads``)."""
+    """For a long run whose thread count was chosen from the idle cores: at each :meth:`adjust`
+    at least ``interval`` seconds after the last look, how many cores' worth of the usable cores
+    other processes used since then (the cores' busy time less this process tree's), and the
+    thread count set to one per core they left idle (:func:`idle_threads`). ``threads``: the count
+    now; ``set_threads`` applies one (``torch.set_num_threads``). Looks go by the clock, not by
+    steps: a step that other work slows ten times must not delay the next look ten times."""
 
-    def __init__(self, threads: int, set_threads: Callable[[int], None], proc: Path = Path("/proc")):
+    def __init__(self, threads: int, set_threads: Callable[[int], None], proc: Path = Path("/proc"),
+                 interval: float = FOLLOW_SECONDS, clock: Callable[[], float] = time.monotonic):
         self.cores, self.threads, self.set_threads, self.proc = usable_cores(), threads, set_threads, proc
-        self._before = self._reading()
+        self.interval, self.clock = interval, clock
+        self._before, self._looked = self._reading(), clock()
 
     def _reading(self) -> tuple[int, int, int] | None:
         """(busy, total) jiffies of the usable cores and this process tree's jiffies."""
@@ -163,9 +168,14 @@ class SharedCores:
         busy = (now[0] - before[0]) - (now[2] - before[2])
         return max(0.0, len(self.cores) * busy / (now[1] - before[1]))
 
-    def adjust(self) -> tuple[int, float] | None:
-        """Set the thread count for the work measured since the last call; (count, other work in
-        cores) when the count changed, else None."""
+    def adjust(self) -> tuple[int, float, float] | None:
+        """Once ``interval`` seconds have passed since the last look: set the thread count for the
+        work measured since then; (count, other work in cores, seconds watched) when the count
+        changed, else None (also before the interval is up)."""
+        now = self.clock()
+        if now - self._looked < self.interval:
+            return None
+        watched, self._looked = now - self._looked, now
         others = self.others()
         if others is None:
             return None
@@ -174,7 +184,7 @@ class SharedCores:
             return None
         self.threads = threads
         self.set_threads(threads)
-        return threads, round(others, 2)
+        return threads, round(others, 2), round(watched, 1)
 
 
 def shared_cores(set_threads: Callable[[int], None]) -> SharedCores | None:

@@ -280,7 +280,7 @@ class TrainingRun(Generic[Config]):
     def _after_step(self) -> None:
         """After optimizer step ``state.step``: validation and checkpoint when due, then a pending signal."""
         cfg, step = self.config.train, self.state.step
-        if self._cores is not None and step % cfg.log_every == 0:
+        if self._cores is not None:
             self._share_cores()
         if step % cfg.validate_every == 0 or step == cfg.max_steps:
             self.validate()
@@ -289,15 +289,15 @@ class TrainingRun(Generic[Config]):
         self._stop_if_signalled()
 
     def _share_cores(self) -> None:
-        """Set the thread count for the cores other processes left idle since the last look
-        (:class:`~tts.threads.SharedCores`), and say so in train.log when it changes."""
+        """When due (every ~30 s), set the thread count for the cores other processes left idle
+        since the last look (:class:`~tts.threads.SharedCores`), and say so in train.log when it changes."""
         assert self._cores is not None
         changed = self._cores.adjust()
         if changed is not None:
-            threads, others = changed
+            threads, others, seconds = changed
             log.info("step %d: %d CPU thread(s) from now on: other processes kept %.1f of %d cores busy over "
-                     "the last %d steps (--threads N fixes the count)", self.state.step, threads, others,
-                     len(self._cores.cores), self.config.train.log_every)
+                     "the last %.0f s (--threads N fixes the count)", self.state.step, threads, others,
+                     len(self._cores.cores), seconds)
 
     def validate(self) -> float:
         raise NotImplementedError
