@@ -416,6 +416,7 @@ CASES: list[tuple[str, list[str], str]] = [
     ("bench seconds 0", ["bench", "vocoder", "--seconds", "0"], "must be a finite number above 0, got 0"),
     ("bench threads 0", ["bench", "griffin-lim", "--threads", "0"], "must be at least 1"),
     ("bench spread negative", ["bench", "serve", "--spread", "-1"], "must be a finite number of 0 or more, got -1"),
+    ("serve batch size 0", ["serve", "--batch-size", "0"], "argument --batch-size: must be at least 1, got 0"),
     ("synthesize threads 0", ["synthesize", "--text", "Hi.", "--out", OUT, "--threads", "0"], "must be at least 1"),
     ("bench steps 0", ["bench", "attention", "--max-steps", "0"], "must be at least 1"),
     ("bench bad config", ["bench", "model", "--config", "{cfg_range}"], "'optim.lr' must be > 0"),

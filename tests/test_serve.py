@@ -198,3 +198,13 @@ def test_health_counts_the_batches_and_the_requests_they_held(client):
     assert client.post("/synthesize", json={"text": "Hi.", "settings": FAST}).status_code == 200
     after = client.get("/health").json()["batches"]
     assert after == {"count": before["count"] + 1, "requests": before["requests"] + 1}
+
+
+def test_the_service_decodes_its_batch_size_of_sentences_together(tiny_experiment):
+    path = str(tiny_experiment / "checkpoint_00000004.pt")
+    service = load_service({"tiny": path}, ["griffin-lim"], "cpu", Limits())
+    assert service.voices["tiny"]["griffin-lim"].settings.batch_size == 64
+    service = load_service({"tiny": path}, ["griffin-lim"], "cpu", Limits(batch_size=5))
+    assert service.voices["tiny"]["griffin-lim"].settings.batch_size == 5
+    with pytest.raises(TTSError, match="'inference.batch_size' must be >= 1 and <= 1024, got 5000"):
+        load_service({"tiny": path}, ["griffin-lim"], "cpu", Limits(batch_size=5000))

@@ -25,6 +25,8 @@ def declare(p: argparse.ArgumentParser) -> None:
     p.add_argument("--max-jobs", type=positive_int,
                    help="requests waiting or running at once; more are told the service is busy (503; default 16)")
     p.add_argument("--timeout", type=positive_float, help="seconds a synthesis may take (default 120)")
+    p.add_argument("--batch-size", type=positive_int,
+                   help="sentences decoded together (the voices' inference.batch_size; default 64)")
     add_device(p)
     add_precision(p)
     p.set_defaults(func=run)
@@ -51,7 +53,8 @@ def run(args: argparse.Namespace) -> None:
     from tts.serve import Limits, create_app, load_service
     from tts.serve.listening import listening_socket
 
-    given = {"max_chars": args.max_chars, "max_jobs": args.max_jobs, "timeout": args.timeout}
+    given = {"max_chars": args.max_chars, "max_jobs": args.max_jobs, "timeout": args.timeout,
+             "batch_size": args.batch_size}
     limits = Limits(**{key: value for key, value in given.items() if value is not None})
     voices = parse_voices(args.voice)
     sock = listening_socket(args.host, args.port)

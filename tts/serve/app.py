@@ -4,7 +4,9 @@ page where a person types text and listens.
 Built on Starlette (ASGI, run by uvicorn): small, typed, well kept, and its test client drives the
 same application in-process. Every voice and vocoder is loaded once, at start. Requests that
 arrive together (within ``batch_window`` seconds, for the same voice, vocoder and settings) are
-synthesized as one batch in a worker thread, so the event loop keeps answering. One batch (or
+synthesized as one batch in a worker thread, so the event loop keeps answering; its sentences are
+decoded ``batch_size`` at a time (the voices' ``inference.batch_size``, 64 here where a command's
+default is 8: a request waits for its whole batch, and one step of 64 costs far less than eight of 8). One batch (or
 stream chunk) computes at a time: concurrent ones would each start a team of CPU threads, and
 teams that share cores wait for each other (docs/speed.md, "Sharing the CPU"); requests that
 arrive while a batch runs join the next one. Limits have clear answers: a text over
@@ -76,6 +78,7 @@ class Limits:
     max_jobs: int = 16
     timeout: float = 120.0
     batch_window: float = 0.02
+    batch_size: int = 64
 
 
 class RequestError(Exception):

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from tts import checkpoint
+from tts.config import resolve_inference
 from tts.serve.app import Limits, Service
 from tts.synthesis import Synthesizer
 from tts.vocoder_loader import vocoder_for
@@ -11,12 +12,13 @@ from tts.vocoder_loader import vocoder_for
 def load_service(voices: dict[str, str | None], vocoders: list[str], device_name: str, limits: Limits,
                  precision: str = "fp32") -> Service:
     """Every voice (name → checkpoint path, None for the bundled one) with every vocoder, loaded now,
-    each acoustic model decoding in ``precision`` (:class:`Synthesizer`): a checkpoint or vocoder
-    that fails, or a precision this machine lacks, is the error."""
+    each acoustic model decoding in ``precision`` (:class:`Synthesizer`) ``limits.batch_size``
+    sentences at a time: a checkpoint or vocoder that fails, or a precision this machine lacks, is
+    the error."""
     loaded_voices: dict[str, dict[str, Synthesizer]] = {}
     for name, path in voices.items():
         loaded = checkpoint.load(path, device_name)
-        settings = loaded.config.inference
+        settings = resolve_inference(loaded.config.inference, {"batch_size": limits.batch_size})
         loaded_voices[name] = {
             option: Synthesizer(loaded, device_name, precision, settings=settings,
                                 vocoder=vocoder_for(option, device_name, loaded.audio, settings.griffin_lim))
