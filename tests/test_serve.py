@@ -3,6 +3,7 @@ real process, under load and in a browser: ``test_serve_process.py``)."""
 
 import io
 import json
+from typing import Any, cast
 
 import pytest
 import soundfile as sf
@@ -161,7 +162,7 @@ def test_one_batch_computes_at_a_time_and_latecomers_join_the_next():
     import time
     from typing import Any, cast
 
-    from tts.serve.app import Batcher
+    from tts.serve.app import Batcher, Compute
 
     running, overlaps, batches = [0], [], []
     guard = threading.Lock()
@@ -177,10 +178,9 @@ def test_one_batch_computes_at_a_time_and_latecomers_join_the_next():
         return [text.upper() for text in texts]
 
     async def scenario() -> list[str]:
-        compute = asyncio.Lock()
+        compute = Compute()
         fake: Any = synthesizer  # a Synthesizer's call signature, no model behind it
-        first, second = (Batcher(fake, cast(Any, None), None, 0.01, lambda n: None, compute, lambda n: None)
-                          for _ in range(2))
+        first, second = (Batcher(fake, cast(Any, None), None, 0.01, lambda n: None, compute) for _ in range(2))
         jobs = [first.submit("a")]
         await asyncio.sleep(0.05)  # "a" is computing
         jobs += [second.submit("b")]
@@ -208,3 +208,29 @@ def test_the_service_decodes_its_batch_size_of_sentences_together(tiny_experimen
     assert service.voices["tiny"]["griffin-lim"].settings.batch_size == 5
     with pytest.raises(TTSError, match="'inference.batch_size' must be >= 1 and <= 1024, got 5000"):
         load_service({"tiny": path}, ["griffin-lim"], "cpu", Limits(batch_size=5000))
+
+
+def test_each_batch_computes_on_the_threads_the_idle_cores_allow_now():
+    """Where the count follows the idle cores, each batch's worker thread gets the count of the
+    latest look (two looks: 2 threads, then 1)."""
+    import asyncio
+
+    from tts.serve.app import Compute
+
+    class Cores:  # a SharedCores whose looks say: both cores idle, then one taken
+        counts = iter([2, 1])
+        threads = 0
+
+        def adjust(self) -> None:
+            self.threads = next(self.counts)
+
+    compute = Compute(cast(Any, Cores()))
+    before = torch.get_num_threads()
+
+    async def scenario() -> list[int]:
+        return [await compute.run(torch.get_num_threads) for _ in range(2)]
+
+    try:
+        assert asyncio.run(scenario()) == [2, 1]
+    finally:
+        torch.set_num_threads(before)

@@ -2,17 +2,18 @@
 page where a person types text and listens.
 
 Built on Starlette (ASGI, run by uvicorn): small, typed, well kept, and its test client drives the
-same application in-process. Every voice and vocoder is loaded once, at start. Requests that
-arrive together (within ``batch_window`` seconds, for the same voice, vocoder and settings) are
-synthesized as one batch in a worker thread, so the event loop keeps answering; its sentences are
-decoded ``batch_size`` at a time (the voices' ``inference.batch_size``, 64 here where a command's
-default is 8: a request waits for its whole batch, and one step of 64 costs far less than eight of 8). One batch (or
-stream chunk) computes at a time: concurrent ones would each start a team of CPU threads, and
-teams that share cores wait for each other (docs/speed.md, "Sharing the CPU"); requests that
-arrive while a batch runs join the next one. Limits have clear answers: a text over
-``max_chars`` (413), a body over ``max_body_bytes`` (413), more than ``max_jobs`` requests
-waiting or running (503), a synthesis over ``timeout`` seconds (504). Bad requests get a 4xx
-with ``{"error": "..."}`` and the service keeps serving.
+same application in-process. Every voice and vocoder is loaded once, at start. Requests that arrive
+together (within ``batch_window`` seconds, for the same voice, vocoder and settings) are synthesized
+as one batch in a worker thread, so the event loop keeps answering; its sentences are decoded
+``batch_size`` at a time (the voices' ``inference.batch_size``, 64 here where a command's default is
+8: a request waits for its whole batch, and one step of 64 costs far less than eight of 8). One
+batch (or stream chunk) computes at a time: concurrent ones would each start a team of CPU threads,
+and teams that share cores wait for each other (docs/speed.md, "Sharing the CPU"); requests that
+arrive while a batch runs join the next one. Where the thread count was chosen from the idle cores,
+each batch takes the cores other processes left idle (looked at every 30 s at most). Limits have
+clear answers: a text over ``max_chars`` (413), a body over ``max_body_bytes`` (413), more than
+``max_jobs`` requests waiting or running (503), a synthesis over ``timeout`` seconds (504). Bad
+requests get a 4xx with ``{"error": "..."}`` and the service keeps serving.
 
 Work nobody waits for stops: a request that times out or whose client leaves gives up its job,
 and a batch whose jobs have all been given up stops between two decoder steps (so does a stream
@@ -31,10 +32,11 @@ import math
 import threading
 import time
 from dataclasses import dataclass, field
-from typing import Any, AsyncIterator, Awaitable, Callable, Iterator
+from typing import Any, AsyncIterator, Awaitable, Callable, Iterator, TypeVar
 
 import numpy as np
 import soundfile as sf
+import torch
 from starlette.applications import Starlette
 from starlette.datastructures import MutableHeaders
 from starlette.middleware import Middleware
@@ -49,9 +51,37 @@ from tts.plots import figure_to_png
 from tts.serve.page import PAGE
 from tts.streaming import Streamer
 from tts.synthesis import Result, Synthesizer
+from tts.threads import SharedCores
 
 #: seconds between two looks at whether a waiting request's client is still there
 DISCONNECT_POLL = 0.25
+
+T = TypeVar("T")
+
+
+class Compute:
+    """Where the service computes: one batch or stream chunk at a time (whoever holds ``lock``),
+    each in a worker thread on the thread count ``cores`` allows now (:class:`~tts.threads.SharedCores`;
+    None: the count the process started with), the batches counted in ``batches``."""
+
+    def __init__(self, cores: SharedCores | None = None):
+        self.lock = asyncio.Lock()
+        self.cores = cores
+        self.batches = {"count": 0, "requests": 0}  # the batches computed so far and the requests they held
+
+    async def run(self, work: Callable[..., T], *args: Any) -> T:
+        """``work(*args)`` in a worker thread (call it holding ``lock``)."""
+        threads = None
+        if self.cores is not None:
+            self.cores.adjust()
+            threads = self.cores.threads
+
+        def in_worker() -> T:
+            if threads is not None:  # a thread's count is its own: set it in the thread that computes
+                torch.set_num_threads(threads)
+            return work(*args)
+
+        return await asyncio.to_thread(in_worker)
 class SafeJSONResponse(JSONResponse):
     """JSON with ``<``, ``>`` and ``&`` escaped (``\\u003c`` ...), as valid JSON as before but inert as
     HTML, and ``nosniff``: a client's text quoted in an answer can never be run by a browser."""
@@ -109,17 +139,15 @@ class Job:
 @dataclass
 class Batcher:
     """Collects the jobs of one (voice, vocoder, speaker, settings) that arrive together and
-    synthesizes them as one batch in a worker thread once ``compute`` is free (every job that
-    arrived meanwhile included); ``finished(n)`` hears when n jobs' work has ended and
-    ``computing(n)`` when a batch of n starts."""
+    synthesizes them as one batch once ``compute`` is free (every job that arrived meanwhile
+    included); ``finished(n)`` hears when n jobs' work has ended."""
 
     synthesizer: Synthesizer
     settings: InferenceConfig
     speaker: str | None
     window: float
     finished: Callable[[int], None]
-    compute: asyncio.Lock
-    computing: Callable[[int], None]
+    compute: Compute
     pending: list[Job] = field(default_factory=list)
     flushing: bool = False
 
@@ -133,18 +161,19 @@ class Batcher:
 
     async def _flush(self) -> None:
         await asyncio.sleep(self.window)
-        async with self.compute:
+        async with self.compute.lock:
             jobs, self.pending, self.flushing = self.pending, [], False
             live = [job for job in jobs if not job.given_up]
             self.finished(len(jobs) - len(live))
             if not live:
                 return
-            self.computing(len(live))
+            self.compute.batches["count"] += 1
+            self.compute.batches["requests"] += len(live)
             cancel = threading.Event()
             for job in live:
                 job.batch, job.cancel = live, cancel
             try:
-                results = await asyncio.to_thread(self.synthesizer, [job.text for job in live], self.settings, cancel,
+                results = await self.compute.run(self.synthesizer, [job.text for job in live], self.settings, cancel,
                                                   self.speaker)
             except Cancelled:
                 return  # every request of the batch had gone
@@ -163,15 +192,14 @@ class Batcher:
 class Service:
     """The voices (name → vocoder name → synthesizer), the limits and the running batches."""
 
-    def __init__(self, voices: dict[str, dict[str, Synthesizer]], limits: Limits):
+    def __init__(self, voices: dict[str, dict[str, Synthesizer]], limits: Limits, cores: SharedCores | None = None):
         if not voices:
             raise TTSError("tts serve needs at least one voice")
         self.voices, self.limits = voices, limits
         self.default_voice = next(iter(voices))
         self.batchers: dict[tuple[str, ...], Batcher] = {}
         self.jobs = 0
-        self.batches = {"count": 0, "requests": 0}  # the batches computed so far and the requests they held
-        self.compute = asyncio.Lock()  # held by the batch or stream chunk that is computing
+        self.compute = Compute(cores)
 
     def describe(self) -> dict[str, Any]:
         return {"status": "ok", "voices": {name: sorted(by_vocoder) for name, by_vocoder in self.voices.items()},
@@ -179,7 +207,7 @@ class Service:
                 "default_vocoders": {name: next(iter(by_vocoder)) for name, by_vocoder in self.voices.items()},
                 "speakers": {name: next(iter(by_vocoder.values())).speakers for name, by_vocoder in self.voices.items()},
                 "precision": {name: next(iter(by_vocoder.values())).precision for name, by_vocoder in self.voices.items()},
-                "jobs": self.jobs, "batches": dict(self.batches),
+                "jobs": self.jobs, "batches": dict(self.compute.batches),
                 "limits": {"max_chars": self.limits.max_chars, "max_jobs": self.limits.max_jobs}}
 
     def parse(self, body: bytes, content_type: str) -> tuple[str, str, str, str | None, InferenceConfig]:
@@ -241,10 +269,6 @@ class Service:
     def _finished(self, n: int) -> None:
         self.jobs -= n
 
-    def _computing(self, n: int) -> None:
-        self.batches["count"] += 1
-        self.batches["requests"] += n
-
     def stream(self, text: str, synthesizer: Synthesizer, settings: InferenceConfig,
                speaker: str | None = None) -> StreamingResponse:
         """A WAV streamed chunk by chunk (:class:`~tts.streaming.Streamer`); a client that goes
@@ -267,8 +291,8 @@ class Service:
 
     async def _next_chunk(self, pieces: Iterator[np.ndarray]) -> np.ndarray | None:
         """A stream's next audio chunk (None at its end), computed when no batch is."""
-        async with self.compute:
-            return await asyncio.to_thread(next, pieces, None)
+        async with self.compute.lock:
+            return await self.compute.run(next, pieces, None)
 
     async def synthesize(self, text: str, synthesizer: Synthesizer, settings: InferenceConfig,
                          key: tuple[str, ...], disconnected: Callable[[], Awaitable[bool]],
@@ -278,7 +302,7 @@ class Service:
         self._admit(text, synthesizer)
         self.jobs += 1  # given back by the batcher when the job's work ends
         batcher = self.batchers.setdefault(key, Batcher(synthesizer, settings, speaker, self.limits.batch_window,
-                                                        self._finished, self.compute, self._computing))
+                                                        self._finished, self.compute))
         job = batcher.submit(text)
         deadline = time.monotonic() + self.limits.timeout
         try:

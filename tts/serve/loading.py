@@ -6,6 +6,7 @@ from tts import checkpoint
 from tts.config import resolve_inference
 from tts.serve.app import Limits, Service
 from tts.synthesis import Synthesizer
+from tts.threads import shared_cores
 from tts.vocoder_loader import vocoder_for
 
 
@@ -23,4 +24,5 @@ def load_service(voices: dict[str, str | None], vocoders: list[str], device_name
             option: Synthesizer(loaded, device_name, precision, settings=settings,
                                 vocoder=vocoder_for(option, device_name, loaded.audio, settings.griffin_lim))
             for option in vocoders}
-    return Service(loaded_voices, limits)
+    # the count is applied in each worker thread as it computes (Compute.run), not here
+    return Service(loaded_voices, limits, shared_cores(lambda threads: None))
