@@ -1,3 +1,5 @@
+import dataclasses
+
 import pytest
 import torch
 
@@ -174,3 +176,28 @@ def test_stepwise_monotonic_energy_bias_sets_how_likely_a_step_stays(toy, bias, 
     state = attn.init_state(memory, mask)
     _, weights, _ = attn(torch.zeros(B, DQ), state)
     assert weights[0, 1].item() == pytest.approx(moved, abs=0.005)  # 1 − σ(bias) of the mass moves on
+
+
+def test_dynamic_convolution_scores_as_battenberg_et_al_write_them(toy):
+    """Each item's dynamic filters applied as a product with its sliding windows equal the paper's
+    convolutions: e_j = vᵀ tanh(W f_j + U g_j + b) + log p_j, with f = F * α, g = G(s) * α (each
+    item's own filters) and p = P * α (causal)."""
+    from torch.nn import functional as F
+
+    memory, mask, _ = toy
+    attn = build_attention(attention_config("dynamic_convolution", attention_dim=16, dynamic_kernel=9), DQ, DM).eval()
+    previous = torch.softmax(torch.randn(B, T).masked_fill(~mask, -1e9), dim=1)
+    state = dataclasses.replace(attn.init_state(memory, mask), weights=previous)
+    query = torch.randn(B, DQ)
+    c = attn.config
+    static = attn.static_dense(F.conv1d(previous.unsqueeze(1), attn.static_conv.weight,
+                                        padding=(c.static_kernel - 1) // 2).transpose(1, 2))
+    filters = attn.dynamic_filters(query).view(B, c.dynamic_filters, 1, c.dynamic_kernel)
+    dynamic = attn.dynamic_dense(torch.stack([F.conv1d(previous[i].view(1, 1, T), filters[i],
+                                                       padding=(c.dynamic_kernel - 1) // 2)[0]
+                                              for i in range(B)]).transpose(1, 2))
+    prior = F.conv1d(F.pad(previous.unsqueeze(1), (c.prior_length - 1, 0)), attn.prior_filter).squeeze(1)
+    energies = attn.v(torch.tanh(static + dynamic)).squeeze(-1) + torch.log(prior.clamp(min=1e-6))
+    expected = torch.softmax(energies.masked_fill(~mask, float("-inf")), dim=1)
+    weights, _ = attn.align(query, state, mask)
+    torch.testing.assert_close(weights, expected, atol=1e-6, rtol=1e-5)
