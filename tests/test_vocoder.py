@@ -395,6 +395,27 @@ def test_the_inverse_stft_is_torch_istft_as_a_transposed_convolution():
         InverseSTFT(512, 300, 512)
 
 
+def test_the_phase_loss_is_zero_for_equal_waveforms_and_about_one_for_unrelated_phases():
+    """The same magnitudes with random phases (an inverse STFT of |S| e^{iφ}) are far from the
+    original; a waveform is at 0 from itself; a silent fake has finite gradients."""
+    from tts.training.losses import phase_loss
+
+    torch.manual_seed(0)
+    t = torch.arange(8192) / 22050
+    real = (torch.sin(2 * torch.pi * 220 * t) + 0.5 * torch.sin(2 * torch.pi * 1375 * t)).unsqueeze(0) \
+        + 0.01 * torch.randn(1, 8192)
+    window = torch.hann_window(1024)
+    spec = torch.stft(real, 1024, 256, window=window, return_complex=True)
+    scrambled = torch.istft(spec.abs() * torch.exp(2j * torch.pi * torch.rand(spec.shape)), 1024, 256, window=window,
+                            length=8192)
+    unrelated = float(phase_loss(scrambled, real, 1024, 256))
+    assert float(phase_loss(real, real, 1024, 256)) == 0.0 and 1.5 < unrelated < 4.0
+    assert 0.05 < float(phase_loss(torch.roll(real, 3, dims=1), real, 1024, 256)) < unrelated / 2
+    silent = torch.zeros(1, 8192, requires_grad=True)
+    phase_loss(silent, real, 1024, 256).backward()
+    assert silent.grad is not None and bool(torch.isfinite(silent.grad).all())
+
+
 def test_the_vocos_student_size_shape_and_receptive_field():
     """configs/vocos_student.yaml: 3.58M parameters; the frames whose gradient reaches one sample
     are a contiguous run no wider than context_frames on either side."""
@@ -420,13 +441,14 @@ def test_the_vocos_student_size_shape_and_receptive_field():
 
 def test_a_vocos_student_distils_with_the_stft_loss_and_its_export_vocodes(tiny_corpus, tmp_path):
     """Two reconstruction-only updates of a tiny Vocos on the teacher's waveforms of the first two
-    utterances (train_utterances=2): the logged generator loss is the weighted sum of its three terms;
+    utterances (train_utterances=2): the logged generator loss is the weighted sum of its four terms;
     the exported student loads as a vocoder and vocodes."""
     from tts.training.vocoder_trainer import VocoderTrainer
 
     d = tiny_vocoder_dict(max_steps=2, validate_every=2, checkpoint_every=2)
     d["vocoder"].update(kind="vocos", vocos={"dim": 16, "hidden": 32, "layers": 2}, teacher="hifigan",
-                        train_utterances=2, waveform_weight=3.0, stft_weight=2.0, adversarial_start=2)
+                        train_utterances=2, waveform_weight=3.0, stft_weight=2.0, phase_weight=0.5,
+                        adversarial_start=2)
     trainer = VocoderTrainer(config_from_dict(d, VocoderExperimentConfig), tiny_corpus, tmp_path / "vocos",
                              progress=False)
     assert len(trainer.train_set) == 2
@@ -435,7 +457,9 @@ def test_a_vocos_student_distils_with_the_stft_loss_and_its_export_vocodes(tiny_
     train = [r for r in records if r.get("split") != "val"]
     assert [r["step"] for r in train] == [1, 2] and "discriminator" not in train[-1]
     for r in train:
-        assert r["generator"] == pytest.approx(45.0 * r["mel_l1"] + 3.0 * r["waveform_l1"] + 2.0 * r["stft"], rel=1e-5)
+        assert 0 < r["phase"] <= 6  # three terms of 1 − cos Δ, each at most 2
+        assert r["generator"] == pytest.approx(45.0 * r["mel_l1"] + 3.0 * r["waveform_l1"] + 2.0 * r["stft"]
+                                               + 0.5 * r["phase"], rel=1e-5)
     exported = checkpoint.export(tmp_path / "vocos" / "checkpoint_00000002.pt", tmp_path / "student.pt")
     vocoder = vocoder_for(exported)
     wav, lengths = vocoder(torch.randn(1, 80, 20) - 4.0)

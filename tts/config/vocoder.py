@@ -58,7 +58,9 @@ class VocoderConfig:
     generator and discriminators, the learning rate multiplied by ``lr_decay`` every
     ``lr_decay_every`` steps; the generator's loss is adversarial + ``feature_weight`` · feature
     matching + ``mel_weight`` · mel L1 (+ ``stft_weight`` · a multi-resolution STFT loss: spectral
-    convergence and log-magnitude L1 at FFT sizes 512, 1024 and 2048). ``mels``: the feature
+    convergence and log-magnitude L1 at FFT sizes 512, 1024 and 2048; + ``phase_weight`` · the
+    anti-wrapping phase losses of APNet at the audio's FFT size and hop, for a target whose phases
+    are the mel's own: a teacher's waveform). ``mels``: the feature
     cache's (ground truth), or the teacher-forced mels of ``acoustic_checkpoint`` (fine-tuning on
     what the acoustic model really produces, Shen et al. 2018). ``teacher``: a vocoder to distil (``hifigan`` or another
     pretrained name, or a vocoder checkpoint): the generator then learns the teacher's waveforms
@@ -89,4 +91,5 @@ class VocoderConfig:
     waveform_weight: float = bounded(0.0, 0.0)
     adversarial_start: int = bounded(0, 0)
     stft_weight: float = bounded(0.0, 0.0)
+    phase_weight: float = bounded(0.0, 0.0)
     train_utterances: int = bounded(0, 0)

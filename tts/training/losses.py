@@ -1,5 +1,5 @@
 """Training losses: masked mel reconstruction, weighted stop-token BCE, guided attention, and the
-multi-resolution STFT loss of waveforms."""
+multi-resolution STFT and phase losses of waveforms."""
 
 from __future__ import annotations
 
@@ -115,3 +115,35 @@ def multi_resolution_stft_loss(fake: torch.Tensor, real: torch.Tensor,
         total = total + torch.linalg.norm(real_mag - fake_mag) / torch.linalg.norm(real_mag) \
             + F.l1_loss(fake_mag.log(), real_mag.log())
     return total
+
+
+def phase_loss(fake: torch.Tensor, real: torch.Tensor, n_fft: int, hop: int) -> torch.Tensor:
+    """Waveforms ``(B, T_wav)``: how far ``fake``'s STFT phases are from ``real``'s, as the three
+    anti-wrapping phase losses of APNet (Ai & Ling 2023): the instantaneous phase, the group delay
+    (its difference along frequency) and the instantaneous angular frequency (along time), summed.
+
+    Each difference Δ enters as ``½ |e^{iφ} − e^{iψ}|² = 1 − cos Δ`` of the two phasors (so it wraps
+    by itself), the phasors shrunk toward 0 below a ten-thousandth of ``real``'s peak magnitude so
+    that it stays smooth where a magnitude vanishes (where APNet's wrapped ``|Δ|`` is not); averaged
+    over the bins with ``real``'s magnitude as weights: the phases of bins one cannot hear count
+    little. 0 for equal waveforms, about 1 per term for unrelated phases."""
+    window = torch.hann_window(n_fft, device=fake.device)
+    fake_spec, real_spec = (torch.stft(w, n_fft, hop, window=window, return_complex=True) for w in (fake, real))
+    weight = real_spec.abs()
+    floor = 1e-4 * weight.amax().clamp(min=1e-8)
+
+    def phasor(spec: torch.Tensor) -> torch.Tensor:
+        return spec / torch.sqrt(spec.real ** 2 + spec.imag ** 2 + floor ** 2)
+
+    fake_unit, real_unit = phasor(fake_spec), phasor(real_spec)
+
+    def distance(a: torch.Tensor, b: torch.Tensor, w: torch.Tensor) -> torch.Tensor:
+        """Weighted mean of ½ |a − b|² (1 − cos(arg a − arg b) for unit phasors a, b; shape of w)."""
+        return (0.5 * (a - b).abs().square() * w).sum() / w.sum().clamp(min=1e-8)
+
+    instantaneous = distance(fake_unit, real_unit, weight)
+    group_delay = distance(fake_unit[:, 1:] * fake_unit[:, :-1].conj(), real_unit[:, 1:] * real_unit[:, :-1].conj(),
+                           torch.sqrt(weight[:, 1:] * weight[:, :-1]))
+    frequency = distance(fake_unit[..., 1:] * fake_unit[..., :-1].conj(), real_unit[..., 1:] * real_unit[..., :-1].conj(),
+                         torch.sqrt(weight[..., 1:] * weight[..., :-1]))
+    return instantaneous + group_delay + frequency

@@ -34,7 +34,7 @@ from tts.data import require_corpus
 from tts.data.features import find_mel_cache
 from tts.data.segments import SegmentDataset, segment_loader
 from tts.errors import TTSError
-from tts.training.losses import multi_resolution_stft_loss
+from tts.training.losses import multi_resolution_stft_loss, phase_loss
 from tts.training.run import TrainingRun, log
 from tts.training.teacher_audio import teacher_waveforms
 from tts.training.teacher_forcing import teacher_forced_mels
@@ -210,8 +210,8 @@ class VocoderTrainer(TrainingRun[VocoderExperimentConfig]):
         bar.close()
 
     def _reconstruction(self, fake: torch.Tensor, wavs: torch.Tensor) -> dict[str, torch.Tensor]:
-        """The generator's non-adversarial terms: mel L1, waveform L1 and the multi-resolution STFT
-        loss (the latter two when their weights are set)."""
+        """The generator's non-adversarial terms: mel L1, waveform L1, the multi-resolution STFT loss
+        and the phase loss at the audio's FFT size and hop (the last three when their weights are set)."""
         v = self.config.vocoder
         fake, wavs = fake.squeeze(1).float(), wavs.squeeze(1).float()
         terms = {"mel_l1": F.l1_loss(self.mel.differentiable(fake), self.mel.differentiable(wavs))}
@@ -219,13 +219,16 @@ class VocoderTrainer(TrainingRun[VocoderExperimentConfig]):
             terms["waveform_l1"] = F.l1_loss(fake, wavs)
         if v.stft_weight:
             terms["stft"] = multi_resolution_stft_loss(fake, wavs)
+        if v.phase_weight:
+            audio = self.config.audio
+            terms["phase"] = phase_loss(fake, wavs, audio.n_fft, audio.hop_length)
         return terms
 
     def _reconstruction_loss(self, terms: dict[str, torch.Tensor]) -> torch.Tensor:
         """The weighted sum of :meth:`_reconstruction`'s terms."""
         v = self.config.vocoder
         return v.mel_weight * terms["mel_l1"] + v.waveform_weight * terms.get("waveform_l1", 0.0) \
-            + v.stft_weight * terms.get("stft", 0.0)
+            + v.stft_weight * terms.get("stft", 0.0) + v.phase_weight * terms.get("phase", 0.0)
 
     def _reconstruction_step(self, mels: torch.Tensor, wavs: torch.Tensor) -> dict[str, torch.Tensor] | None:
         """Before ``vocoder.adversarial_start``: a generator step on the reconstruction terms alone
