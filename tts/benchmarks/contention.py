@@ -57,9 +57,10 @@ def busy_counts(cores: int) -> list[int]:
 
 def bench_contention(checkpoint: str | None = None, vocoder: str | None = None, steps: int = 200,
                      runs: int = 2, train_steps: int = 2) -> dict:
-    """Per busy-core count (:func:`busy_counts`): the default thread choice and, on all cores' threads and on one, the
-    median over ``runs`` of decoder ms per step (forced to ``steps``), synthesis seconds and RTF of
-    :data:`SENTENCE`, and the median over ``train_steps`` of seconds per training update (fp32)."""
+    """Per busy-core count (:func:`busy_counts`): the default thread choice and, on all cores'
+    threads and on one, the median over ``runs`` of decoder ms per step (forced to ``steps``),
+    synthesis seconds and RTF of :data:`SENTENCE`, and the median over ``train_steps`` of seconds
+    per training update (fp32)."""
     cores = len(usable_cores())
     torch.set_num_threads(cores)
     device = describe_device(torch.device("cpu"))

@@ -82,6 +82,8 @@ class Compute:
             return work(*args)
 
         return await asyncio.to_thread(in_worker)
+
+
 class SafeJSONResponse(JSONResponse):
     """JSON with ``<``, ``>`` and ``&`` escaped (``\\u003c`` ...), as valid JSON as before but inert as
     HTML, and ``nosniff``: a client's text quoted in an answer can never be run by a browser."""

@@ -126,7 +126,7 @@ def phase_loss(fake: torch.Tensor, real: torch.Tensor, n_fft: int, hop: int) -> 
     by itself), the phasors shrunk toward 0 below a ten-thousandth of ``real``'s peak magnitude so
     that it stays smooth where a magnitude vanishes (where APNet's wrapped ``|Δ|`` is not); averaged
     over the bins with ``real``'s magnitude as weights: the phases of bins one cannot hear count
-    little. 0 for equal waveforms, about 1 per term for unrelated phases."""
+    little. 0 for equal waveforms; each term 1 on average for independent phases, 2 at most."""
     window = torch.hann_window(n_fft, device=fake.device)
     fake_spec, real_spec = (torch.stft(w, n_fft, hop, window=window, return_complex=True) for w in (fake, real))
     weight = real_spec.abs()
