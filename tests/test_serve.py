@@ -160,7 +160,6 @@ def test_one_batch_computes_at_a_time_and_latecomers_join_the_next():
     import asyncio
     import threading
     import time
-    from typing import Any, cast
 
     from tts.serve.app import Batcher, Compute
 

@@ -69,6 +69,11 @@ class Compute:
         self.cores = cores
         self.batches = {"count": 0, "requests": 0}  # the batches computed so far and the requests they held
 
+    def count_batch(self, requests: int) -> None:
+        """A batch of ``requests`` starts computing."""
+        self.batches["count"] += 1
+        self.batches["requests"] += requests
+
     async def run(self, work: Callable[..., T], *args: Any) -> T:
         """``work(*args)`` in a worker thread (call it holding ``lock``)."""
         threads = None
@@ -169,8 +174,7 @@ class Batcher:
             self.finished(len(jobs) - len(live))
             if not live:
                 return
-            self.compute.batches["count"] += 1
-            self.compute.batches["requests"] += len(live)
+            self.compute.count_batch(len(live))
             cancel = threading.Event()
             for job in live:
                 job.batch, job.cancel = live, cancel
