@@ -45,7 +45,7 @@ demo: runtime
 test: setup
 	$(VENV)/bin/ruff check tts tests recipes egs
 	$(VENV)/bin/mypy
-	$(PY) -m pytest -q tests
+	$(PY) -m pytest -q -n auto --dist worksteal tests
 
 bench: setup
 	$(TTS) bench griffin-lim

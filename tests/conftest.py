@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import importlib.util
+import os
 import shutil
 import subprocess
 import types
@@ -22,6 +23,16 @@ if TYPE_CHECKING:
 __all__ = ["make_tiny_corpus", "overfit", "tiny_config_dict", "tone_speech"]
 
 SR = 22050
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    """Under pytest-xdist (``-n N``) the machine's cores are shared among the workers: each worker's
+    torch gets its share, so that N workers do not each start a thread per core."""
+    workers = os.environ.get("PYTEST_XDIST_WORKER_COUNT")
+    if workers:
+        import torch
+
+        torch.set_num_threads(max(1, (os.cpu_count() or 1) // int(workers)))
 
 
 def harmonic_speechlike(seconds: float = 2.0, sr: int = SR, seed: int = 0) -> np.ndarray:
