@@ -64,7 +64,7 @@ def check_precision(precision: str, device: str | torch.device) -> Precision:
     if precision == "bf16" and not computes_bf16(device):
         if device.type == "cuda":
             raise TTSError("no GPU here computes bfloat16 (there is none, or it predates bf16 support); drop --bf16")
-        raise TTSError(f"this CPU ({_cpu_model()}) has no bfloat16 arithmetic (no AVX-512 or AMX), so bf16 would be "
+        raise TTSError(f"this CPU ({cpu_model()}) has no bfloat16 arithmetic (no AVX-512 or AMX), so bf16 would be "
                        f"slower than float32; drop --bf16")
     return precision
 
@@ -84,10 +84,10 @@ def describe_device(device: torch.device) -> str:
     if device.type == "cuda":
         return f"{device} ({torch.cuda.get_device_name(device)})"
     threads = torch.get_num_threads()
-    return f"cpu ({_cpu_model()}, {threads} thread{'' if threads == 1 else 's'})"
+    return f"cpu ({cpu_model()}, {threads} thread{'' if threads == 1 else 's'})"
 
 
-def _cpu_model() -> str:
+def cpu_model() -> str:
     """The CPU's model name (``/proc/cpuinfo`` on Linux, else what :mod:`platform` knows)."""
     return _cpuinfo_field("model name") or platform.processor() or platform.machine() or "unknown CPU"
 

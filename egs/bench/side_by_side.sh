@@ -39,12 +39,11 @@ for round in $(seq 1 "$rounds"); do
 done
 "$PY" - "$out/runs.json" "$rev" "$(git rev-parse --short HEAD)$(git diff --quiet HEAD || echo ' + uncommitted changes')" \
   "tts $*" <<'PYEOF'
-import json, platform, sys, time
-from tts.devices import cpu_instructions
+import json, sys, time
+from tts.devices import cpu_instructions, cpu_model
 path, old, new, command = sys.argv[1:5]
-model = next((line.split(":", 1)[1].strip() for line in open("/proc/cpuinfo") if line.startswith("model name")), "")
 json.dump({"old": old, "new": new, "command": command, "date": time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()),
-           "cpu": model or platform.processor(), "cpu_instructions": cpu_instructions()},
+           "cpu": cpu_model(), "cpu_instructions": cpu_instructions()},
           open(path, "w"), indent=1)
 PYEOF
 echo "side by side: $out" >&2

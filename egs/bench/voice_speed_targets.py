@@ -14,7 +14,7 @@ import sys
 import time
 from pathlib import Path
 
-from tts.devices import cpu_instructions
+from tts.devices import cpu_instructions, cpu_model
 
 #: (name, target, what it reads): a figure meets its target when it is at most the target
 TARGETS = {
@@ -23,14 +23,6 @@ TARGETS = {
     "serve_p95_s": (5.0, "tts bench serve: p95 latency of 50 requests sent at once, the worse round"),
     "first_audio_s": (0.15, "tts bench streaming: time to first audio, streamed"),
 }
-
-
-def cpu_model() -> str:
-    """The CPU's model name as ``/proc/cpuinfo`` gives it."""
-    for line in Path("/proc/cpuinfo").read_text().splitlines():
-        if line.startswith("model name"):
-            return line.split(":", 1)[1].strip()
-    return "unknown"
 
 
 def read_benchmark(out: Path, name: str) -> dict:

@@ -14,18 +14,17 @@ import sys
 import time
 from pathlib import Path
 
-
-def read_jsonl(path: Path) -> list[dict]:
-    """The records of a JSON-lines file (none if it does not exist)."""
-    return [json.loads(line) for line in path.read_text().splitlines() if line.strip()] if path.is_file() else []
+from tts.evaluation.report import read_metrics
+from tts.training.experiment import ExperimentFolder
 
 
 def snapshot(run: Path, every: int = 25) -> dict:
     """The run's sessions, saved checkpoints, validations and every ``every``-th training record
-    (of a step logged twice, before a stop and again after the resume, the later)."""
-    metrics = read_jsonl(run / "metrics.jsonl")
-    train = list({m["step"]: m for m in metrics if "split" not in m and "step" in m and "loss" in m}.values())
-    return {"sessions": read_jsonl(run / "sessions.jsonl"),
+    (of a step logged twice, before a stop and again after the resume, the later; a line cut short by a
+    killed run is passed over, as everywhere metrics are read)."""
+    metrics = read_metrics(run / "metrics.jsonl")
+    train = list({m["step"]: m for m in metrics if "split" not in m and "loss" in m}.values())
+    return {"sessions": ExperimentFolder(run).read_sessions(),
             "last_logged_step": max((m["step"] for m in train), default=0),
             "checkpoints_saved": sorted(p.name for p in run.glob("checkpoint_*.pt")),
             "validations": [m for m in metrics if m.get("split") == "val"],
