@@ -1,9 +1,13 @@
 """egs/bench/voice_speed_targets.py: the speed benchmarks' figures beside their targets."""
 
 import json
+import subprocess
+from pathlib import Path
 
 import pytest
 from conftest import repo_script
+
+ROOT = Path(__file__).resolve().parents[1]
 
 BENCHMARKS = {
     "onnx": {"rtf": {"torch": 0.062, "onnx": 0.038}},
@@ -37,3 +41,24 @@ def test_a_missing_benchmark_is_one_error_line(tmp_path, capsys):
     assert stop.value.code == 2 and error.startswith("error: ") and error.count("\n") == 1
     assert "serve.json is missing" in error
     assert not (tmp_path / "targets.json").exists()
+
+
+def _state(pid: int) -> str:
+    """The process state letter from /proc (``T`` when stopped)."""
+    return Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
+
+
+def test_benchmarks_stop_the_paused_groups_and_continue_them_at_exit(tmp_path):
+    """egs/bench/pause_groups.sh: each given group is stopped while the script runs, continued when it exits."""
+    groups = [subprocess.Popen(["sleep", "60"], start_new_session=True) for _ in range(2)]
+    try:
+        script = (f"source {ROOT / 'egs/bench/pause_groups.sh'}; trap resume_groups EXIT; "
+                  f"pause_groups {groups[0].pid} {groups[1].pid}; "
+                  f"cut -d' ' -f3 /proc/{groups[0].pid}/stat /proc/{groups[1].pid}/stat")
+        during = subprocess.run(["bash", "-c", script], capture_output=True, text=True, check=True).stdout.split()
+        assert during == ["T", "T"]
+        assert "T" not in [_state(group.pid) for group in groups]
+    finally:
+        for group in groups:
+            group.kill()
+            group.wait()

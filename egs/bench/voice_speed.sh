@@ -22,10 +22,9 @@ done
 [ $# -eq 1 ] || { echo "usage: voice_speed.sh [--vocoder V] [--pause PGID ...] OUT" >&2; exit 2; }
 out=$1
 mkdir -p "$out"
-resume() { for group in "${paused[@]+"${paused[@]}"}"; do kill -CONT -- "-$group" 2>/dev/null || true; done; }
-trap resume EXIT
-for group in "${paused[@]+"${paused[@]}"}"; do kill -STOP -- "-$group"; done
-[ ${#paused[@]} -gt 0 ] && sleep 2
+source egs/bench/pause_groups.sh
+trap resume_groups EXIT
+pause_groups "${paused[@]+"${paused[@]}"}"
 
 bench() {  # bench NAME ARGS...: one benchmark's JSON into OUT/NAME.json, written whole or not at all
   local name=$1; shift
