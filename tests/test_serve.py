@@ -233,3 +233,29 @@ def test_each_batch_computes_on_the_threads_the_idle_cores_allow_now():
         assert asyncio.run(scenario()) == [2, 1]
     finally:
         torch.set_num_threads(before)
+
+
+def test_the_models_load_and_every_batch_computes_on_one_thread(tiny_experiment, monkeypatch):
+    """PyTorch's CPU threads belong to the thread that starts them: the service loads and computes on
+    one thread of its own, never the event loop's, so no second team of threads shares the cores."""
+    import asyncio
+    import threading
+
+    from tts.serve import loading
+
+    loaded_on: list[int] = []
+    load = loading.checkpoint.load
+
+    def recording_load(*args: Any, **kwargs: Any) -> Any:
+        loaded_on.append(threading.get_ident())
+        return load(*args, **kwargs)
+
+    monkeypatch.setattr(loading.checkpoint, "load", recording_load)
+    service = load_service({"tiny": str(tiny_experiment / "checkpoint_00000004.pt")}, ["griffin-lim"], "cpu",
+                           Limits())
+
+    async def scenario() -> list[int]:
+        return [await service.compute.run(threading.get_ident) for _ in range(3)]
+
+    computed_on = asyncio.run(scenario())
+    assert computed_on == loaded_on * 3 and loaded_on[0] != threading.get_ident()

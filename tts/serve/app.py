@@ -4,12 +4,15 @@ page where a person types text and listens.
 Built on Starlette (ASGI, run by uvicorn): small, typed, well kept, and its test client drives the
 same application in-process. Every voice and vocoder is loaded once, at start. Requests that arrive
 together (within ``batch_window`` seconds, for the same voice, vocoder and settings) are synthesized
-as one batch in a worker thread, so the event loop keeps answering; its sentences are decoded
+as one batch on the service's compute thread, so the event loop keeps answering; its sentences are decoded
 ``batch_size`` at a time (the voices' ``inference.batch_size``, 64 here where a command's default is
 8: a request waits for its whole batch, and one step of 64 costs far less than eight of 8). One
 batch (or stream chunk) computes at a time: concurrent ones would each start a team of CPU threads,
 and teams that share cores wait for each other (docs/speed.md, "Sharing the CPU"); requests that
-arrive while a batch runs join the next one. Where the thread count was chosen from the idle cores,
+arrive while a batch runs join the next one. That thread is always the same one, and it also loaded
+the models: PyTorch's team of CPU threads belongs to the thread that starts it, so work (or loading)
+on a second thread would keep a second team on the same cores, and every batch took twice as long
+(docs/serving.md, "One compute thread"). Where the thread count was chosen from the idle cores,
 each batch takes the cores other processes left idle (looked at every 30 s at most). Limits have
 clear answers: a text over ``max_chars`` (413), a body over ``max_body_bytes`` (413), more than
 ``max_jobs`` requests waiting or running (503), a synthesis over ``timeout`` seconds (504). Bad
@@ -31,6 +34,7 @@ import json
 import math
 import threading
 import time
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from typing import Any, AsyncIterator, Awaitable, Callable, Iterator, TypeVar
 
@@ -60,13 +64,15 @@ T = TypeVar("T")
 
 
 class Compute:
-    """Where the service computes: one batch or stream chunk at a time (whoever holds ``lock``),
-    each in a worker thread on the thread count ``cores`` allows now (:class:`~tts.threads.SharedCores`;
-    None: the count the process started with), the batches counted in ``batches``."""
+    """Where the service computes: on one thread of its own (``executor``), which also loads the
+    models (:meth:`call`), one batch or stream chunk at a time (whoever holds ``lock``), on the
+    thread count ``cores`` allows now (:class:`~tts.threads.SharedCores`; None: the count the
+    process started with), the batches counted in ``batches``."""
 
     def __init__(self, cores: SharedCores | None = None):
         self.lock = asyncio.Lock()
         self.cores = cores
+        self.executor = ThreadPoolExecutor(max_workers=1, thread_name_prefix="tts-compute")
         self.batches = {"count": 0, "requests": 0}  # the batches computed so far and the requests they held
 
     def count_batch(self, requests: int) -> None:
@@ -74,19 +80,23 @@ class Compute:
         self.batches["count"] += 1
         self.batches["requests"] += requests
 
+    def call(self, work: Callable[..., T], *args: Any) -> T:
+        """``work(*args)`` on the compute thread, waited for (loading, before the service serves)."""
+        return self.executor.submit(work, *args).result()
+
     async def run(self, work: Callable[..., T], *args: Any) -> T:
-        """``work(*args)`` in a worker thread (call it holding ``lock``)."""
+        """``work(*args)`` on the compute thread, awaited (call it holding ``lock``)."""
         threads = None
         if self.cores is not None:
             self.cores.adjust()
             threads = self.cores.threads
 
-        def in_worker() -> T:
+        def on_compute_thread() -> T:
             if threads is not None:  # a thread's count is its own: set it in the thread that computes
                 torch.set_num_threads(threads)
             return work(*args)
 
-        return await asyncio.to_thread(in_worker)
+        return await asyncio.get_running_loop().run_in_executor(self.executor, on_compute_thread)
 
 
 class SafeJSONResponse(JSONResponse):
@@ -198,14 +208,14 @@ class Batcher:
 class Service:
     """The voices (name → vocoder name → synthesizer), the limits and the running batches."""
 
-    def __init__(self, voices: dict[str, dict[str, Synthesizer]], limits: Limits, cores: SharedCores | None = None):
+    def __init__(self, voices: dict[str, dict[str, Synthesizer]], limits: Limits, compute: Compute | None = None):
         if not voices:
             raise TTSError("tts serve needs at least one voice")
         self.voices, self.limits = voices, limits
         self.default_voice = next(iter(voices))
         self.batchers: dict[tuple[str, ...], Batcher] = {}
         self.jobs = 0
-        self.compute = Compute(cores)
+        self.compute = compute or Compute()
 
     def describe(self) -> dict[str, Any]:
         return {"status": "ok", "voices": {name: sorted(by_vocoder) for name, by_vocoder in self.voices.items()},
