@@ -2,8 +2,9 @@
 
 import numpy as np
 import pytest
+import torch
 
-from tts.streaming import Streamer
+from tts.streaming import DECODER_THREADS, Streamer
 from tts.synthesis import Synthesizer
 
 
@@ -32,3 +33,21 @@ def test_griffin_lim_streams_sentence_by_sentence(tiny_experiment):
     np.testing.assert_allclose(np.concatenate(chunks), synthesizer([text])[0].waveform, atol=1e-4)  # batch of 1 vs 2
     with pytest.raises(Exception, match="nothing to speak"):
         next(Streamer(synthesizer)("?!"))
+
+
+def test_the_background_decoder_computes_on_one_thread_and_the_consumer_keeps_its_count(bundled, monkeypatch):
+    before = torch.get_num_threads()
+    counts: list[int] = []
+    decode = bundled.decode
+
+    def counting_decode(*args, **kwargs):
+        counts.append(torch.get_num_threads())
+        return decode(*args, **kwargs)
+
+    monkeypatch.setattr(bundled, "decode", counting_decode)
+    torch.set_num_threads(2)
+    try:
+        chunks = list(Streamer(bundled, first_chunk_frames=8)("A cat sat."))
+        assert counts == [DECODER_THREADS] == [1] and torch.get_num_threads() == 2 and len(chunks) > 1
+    finally:
+        torch.set_num_threads(before)

@@ -8,6 +8,10 @@ convolutions and the vocoder's receptive field, :attr:`~tts.vocoders.Vocoder.con
 only its own samples are kept, so the streamed audio equals the sentence vocoded whole, within
 float rounding. Griffin-Lim, whose every sample depends on the whole mel, streams sentence by
 sentence. Between sentences comes the same silence as in :class:`~tts.synthesis.Synthesizer`.
+
+The decoder's thread computes on :data:`DECODER_THREADS` CPU thread while the consumer's postnet and
+vocoder keep the caller's count: a second team of the caller's size on the same cores makes both
+wait for each other (docs/serving.md, "Streaming").
 """
 
 from __future__ import annotations
@@ -25,6 +29,9 @@ from tts.synthesis import Synthesizer, last_spoken
 from tts.text import TokenizedText
 
 _END = object()
+
+#: CPU threads of the background decoder (one sentence, one step at a time: a second thread buys it little)
+DECODER_THREADS = 1
 
 
 class Streamer:
@@ -75,6 +82,7 @@ class Streamer:
         speakers = None if speaker is None else torch.tensor([speaker], device=synthesizer.device)
 
         def run() -> None:
+            torch.set_num_threads(DECODER_THREADS)  # this thread's own count; the consumer's stays
             try:
                 with torch.no_grad():
                     synthesizer.decode(ids, None, settings, last,
