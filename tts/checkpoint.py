@@ -26,7 +26,7 @@ from torch import nn
 
 from tts.config import ExperimentConfig, VocoderExperimentConfig, config_from_dict, resolve_inference, to_dict
 from tts.config.upgrade import upgrade_acoustic, upgrade_v2, upgrade_vocoder
-from tts.errors import ConfigError, TTSError
+from tts.errors import ConfigError, TTSError, brief
 from tts.fileio import atomic_path, refuse_overwriting
 from tts.models import AutoregressiveTTS, build_model
 from tts.text import SymbolInventory
@@ -149,8 +149,8 @@ def read(path: str | Path, map_location: str | torch.device = "cpu") -> Checkpoi
     try:
         payload = torch.load(path, map_location=map_location, weights_only=True)
     except Exception as exc:  # noqa: BLE001 - pickle/zip errors of every kind mean "not a checkpoint"
-        raise TTSError(f"{path} is not a readable checkpoint ({type(exc).__name__}: "
-                       f"{str(exc).splitlines()[0][:120] if str(exc) else 'corrupt file'})") from None
+        raise TTSError(f"{path} is not a readable checkpoint ({brief(exc, 100)}): a truncated copy or another "
+                       f"kind of file; copy it again or use another checkpoint") from None
     if not isinstance(payload, dict) or payload.get("format") != FORMAT:
         raise TTSError(f"{path} is not a checkpoint of this toolkit (no '{FORMAT}' tag)")
     if payload.get("version") == 1:
@@ -217,7 +217,7 @@ def _load_weights(module: nn.Module, contents: CheckpointContents, name: str) ->
         module.load_state_dict(weights)
     except RuntimeError as exc:
         raise TTSError(f"{contents.path} does not match this code's {name} "
-                       f"({str(exc).splitlines()[0][:160]})") from None
+                       f"({brief(exc, 160)})") from None
 
 
 def load(path: str | Path | None = None, device: str | torch.device = "cpu") -> LoadedModel:

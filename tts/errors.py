@@ -51,6 +51,18 @@ class Interrupted(Exception):
         self.signum, self.checkpoint = signum, checkpoint
 
 
+def brief(exc: BaseException, limit: int = 120) -> str:
+    """What a library's exception says, for one error line: its first line, cut after a whole word
+    within ``limit`` characters (``...`` where cut); the exception's type when it says nothing."""
+    lines = str(exc).strip().splitlines()
+    text = lines[0].strip() if lines else ""
+    if not text:
+        return type(exc).__name__
+    if len(text) <= limit:
+        return text
+    return (text[:limit].rsplit(" ", 1)[0] or text[:limit]) + "..."
+
+
 def report_to_user(exc: TTSError | Stopped) -> int:
     """Print the one line a command shows for ``exc`` on stderr; the exit code: 2 for a user's
     error, 128 + signum for a stop."""

@@ -16,7 +16,7 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Iterator, Sequence
 
-from tts.errors import TTSError
+from tts.errors import TTSError, brief
 
 
 class WriteError(TTSError):
@@ -30,7 +30,7 @@ class WriteError(TTSError):
 def _reason(exc: BaseException) -> str:
     if isinstance(exc, OSError):
         return exc.strerror or str(exc)
-    return str(exc).splitlines()[0][:160] or type(exc).__name__
+    return brief(exc, 160)
 
 
 @contextmanager

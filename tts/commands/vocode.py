@@ -7,7 +7,7 @@ import argparse
 from typing import TYPE_CHECKING
 
 from tts.commands.options import add_cpu_threads, positive_int, wav_output
-from tts.errors import TTSError
+from tts.errors import TTSError, brief
 
 if TYPE_CHECKING:
     import numpy as np
@@ -76,7 +76,7 @@ def read_mel(path: str, n_mels: int) -> np.ndarray:
         else:
             mel = loaded
     except (OSError, ValueError, EOFError) as exc:
-        raise TTSError(f"{path}: not a readable .npy mel file ({str(exc).splitlines()[0][:120]})") from None
+        raise TTSError(f"{path}: not a readable .npy mel file ({brief(exc)})") from None
     if not np.issubdtype(mel.dtype, np.floating) and not np.issubdtype(mel.dtype, np.integer):
         raise TTSError(f"{path}: holds {mel.dtype} values, not numbers")
     if mel.ndim != 2 or n_mels not in mel.shape:

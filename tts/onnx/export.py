@@ -36,7 +36,7 @@ from torch import nn
 from tts import checkpoint
 from tts.checkpoint import LoadedModel
 from tts.config import resolve_inference, to_dict
-from tts.errors import TTSError
+from tts.errors import TTSError, brief
 from tts.models import AutoregressiveTTS
 from tts.models.layers import sequence_mask
 from tts.vocoder_loader import vocoder_for
@@ -113,8 +113,7 @@ def _write_graph(module: nn.Module, args: tuple[torch.Tensor, ...], path: Path, 
             torch.onnx.export(module, args, str(path), dynamo=False, opset_version=OPSET, input_names=inputs,
                               output_names=outputs, dynamic_axes=_dynamic(inputs, list(args)), do_constant_folding=True)
     except Exception as exc:  # noqa: BLE001 - the exporter raises many kinds; the user needs the first line
-        reason = str(exc).strip().splitlines()[0][:200] if str(exc).strip() else type(exc).__name__
-        raise TTSError(f"{what} does not export to ONNX ({reason})") from None
+        raise TTSError(f"{what} does not export to ONNX ({brief(exc, 200)})") from None
 
 
 def _example(model: AutoregressiveTTS) -> tuple[torch.Tensor, torch.Tensor]:

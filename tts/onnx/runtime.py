@@ -16,7 +16,7 @@ import numpy as np
 import torch
 
 from tts.config import AudioConfig, ExperimentConfig, InferenceConfig, config_from_dict
-from tts.errors import ConfigError, TTSError
+from tts.errors import ConfigError, TTSError, brief
 from tts.models.decoding import StepAttention, StepCallback, StepOutput, check_ids, decode
 from tts.models.layers import sequence_mask
 from tts.models.outputs import InferenceOutput
@@ -35,7 +35,7 @@ def _session(path: Path, threads: int) -> Any:
     try:
         return onnxruntime.InferenceSession(str(path), options, providers=["CPUExecutionProvider"])
     except Exception as exc:  # noqa: BLE001 - onnxruntime's own exception types
-        raise TTSError(f"{path} is not a loadable ONNX graph ({str(exc).splitlines()[0][:160]}): export it again "
+        raise TTSError(f"{path} is not a loadable ONNX graph ({brief(exc, 160)}): export it again "
                        f"with 'tts export CKPT --format onnx'") from None
 
 

@@ -17,7 +17,7 @@ from pathlib import Path
 import torch
 
 from tts.config import AudioConfig, HiFiGANConfig
-from tts.errors import TTSError
+from tts.errors import TTSError, brief
 from tts.package_data import package_dir
 from tts.vocoders.hifigan import HiFiGANGenerator
 
@@ -75,5 +75,5 @@ def pretrained_hifigan(file_name: str) -> HiFiGANGenerator:
     try:
         generator.load_state_dict(weights)
     except RuntimeError as exc:
-        raise TTSError(f"{path} does not match HiFi-GAN V1 ({str(exc).splitlines()[0][:120]})") from None
+        raise TTSError(f"{path} does not match HiFi-GAN V1 ({brief(exc)})") from None
     return generator.for_inference()
