@@ -223,3 +223,13 @@ def test_contention_benchmark_gives_fewer_threads_where_a_core_is_busy(monkeypat
     if cores > 1:  # the last row: every core but one spinning
         last = result["results"][f"busy_{cores - 1}"]
         assert last["measured_busy_cores"] >= cores - 1.4 and last["default_threads"] == 1
+
+
+def test_onnx_benchmark_times_pytorch_float32_and_int8_exports_of_one_checkpoint(tiny_experiment, capsys):
+    cli.main(["bench", "onnx", "--checkpoint", str(tiny_experiment / "checkpoint_00000004.pt"), "--int8",
+              "--vocoder", "griffin-lim", "--steps", "3", "--runs", "1", "--threads", "1"])
+    result = json.loads(capsys.readouterr().out)
+    assert set(result["rtf"]) == {"torch", "onnx", "onnx_int8"} and result["vocoder"] == "griffin-lim"
+    assert result["same_stop_step"] and result["max_mel_difference"] < 1e-3   # float32 graphs: PyTorch's mel
+    assert set(result["int8"]) == {"speedup", "frames", "mel_relative_difference"}
+    assert 0 < result["int8"]["mel_relative_difference"] < 0.1

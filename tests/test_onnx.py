@@ -15,6 +15,7 @@ from conftest import tiny_config_dict
 
 from tts.checkpoint import LoadedModel
 from tts.config import InferenceConfig, config_from_dict
+from tts.data import read_split
 from tts.errors import TTSError
 from tts.models import build_model
 from tts.onnx import export_onnx, load_onnx
@@ -136,13 +137,22 @@ def test_export_writes_a_new_folder_whole_and_refuses_a_foreign_one(tmp_path):
         load_onnx(foreign)
 
 
-def test_cli_exports_a_checkpoint_and_synthesizes_with_the_onnx_engine(tiny_experiment, tmp_path):
+def test_cli_exports_a_checkpoint_and_synthesizes_with_the_onnx_engine(tiny_experiment, tiny_corpus, tmp_path):
     ckpt = tiny_experiment / "checkpoint_00000004.pt"
     tts = [sys.executable, "-m", "tts.cli"]
-    out = subprocess.run(tts + ["export", str(ckpt), "--format", "onnx", "--out", str(tmp_path / "onnx")],
+    for name, int8 in (("onnx", []), ("onnx_int8", ["--int8"])):
+        out = subprocess.run(tts + ["export", str(ckpt), "--format", "onnx", *int8, "--out", str(tmp_path / name)],
+                             capture_output=True, text=True)
+        assert out.returncode == 0, out.stderr
+        assert "wrote" in out.stdout and (tmp_path / name / "step.onnx").is_file()
+    # the int8 export evaluated as any checkpoint is, and said to be int8
+    out = subprocess.run(tts + ["evaluate", "--engine", "onnx", "--checkpoint", str(tmp_path / "onnx_int8"),
+                                "--data", str(tiny_corpus), "--limit", "2", "--no-asr", "--no-mos",
+                                "--max-frames-per-token", "2", "--out", str(tmp_path / "evaluated")],
                          capture_output=True, text=True)
     assert out.returncode == 0, out.stderr
-    assert "wrote" in out.stdout and (tmp_path / "onnx" / "step.onnx").is_file()
+    summary = json.loads((tmp_path / "evaluated" / "summary.json").read_text())
+    assert summary["precision"] == "int8" and summary["utterances"] == len(read_split(tiny_corpus, "test")[:2])
     fast = ["--max-frames-per-token", "2", "inference.griffin_lim.iterations=2"]
     for engine, checkpoint in (("onnx", tmp_path / "onnx"), ("torch", ckpt)):
         out = subprocess.run(tts + ["synthesize", "--engine", engine, "--checkpoint", str(checkpoint), "--text",
@@ -221,3 +231,59 @@ def test_prenet_dropout_is_refused_by_the_export_and_by_the_graphs(tmp_path):
     folder = export_onnx(loaded_model(tacotron2("location_sensitive")), None, "griffin-lim", tmp_path / "onnx")
     with pytest.raises(TTSError, match="ONNX graphs decode with the prenet's dropout off"):
         load_onnx(folder).model.inference(torch.tensor([[5, 6, 7, 1]]), None, InferenceConfig(prenet_dropout=True))
+
+
+def _first_step(folder: Path) -> torch.Tensor:
+    """An export's first free-running frames ``(B, r, n_mels)`` for :func:`batch`."""
+    model = load_onnx(folder).model
+    ids, lengths = batch()
+    memory, mask = model.encode(ids, lengths)
+    state = model.init_decoder(memory, mask)
+    frame = torch.full((ids.shape[0], model.n_mels), model.go_value)
+    return model.step(frame, state, None).frames
+
+
+def test_an_int8_export_quantizes_the_decoder_step_only_and_stays_near_float32(tmp_path):
+    import onnx
+
+    loaded = loaded_model(tacotron2("location_sensitive"))
+    float32 = export_onnx(loaded, None, "griffin-lim", tmp_path / "fp32")
+    int8 = export_onnx(loaded, None, "griffin-lim", tmp_path / "int8", int8=True)
+    assert json.loads((int8 / "onnx.json").read_text())["int8"] == ["step.onnx"]
+    assert json.loads((float32 / "onnx.json").read_text())["int8"] == []
+    operators = {node.op_type for node in onnx.load(str(int8 / "step.onnx")).graph.node}
+    assert "MatMulInteger" in operators
+    assert (int8 / "step.onnx").stat().st_size < 0.5 * (float32 / "step.onnx").stat().st_size
+    for graph in ("encoder.onnx", "init.onnx", "postnet.onnx"):   # run once a sentence: left in float32
+        assert (int8 / graph).read_bytes() == (float32 / graph).read_bytes()
+    ours, theirs = _first_step(float32), _first_step(int8)
+    difference = float((ours - theirs).abs().mean() / ours.abs().mean())
+    assert 0 < difference < 0.05
+    assert Synthesizer.from_onnx(int8).precision == "int8" and Synthesizer.from_onnx(float32).precision == "fp32"
+
+
+def test_onnxruntime_multiplies_extreme_int8_bytes_exactly_on_this_cpu():
+    """What an int8 export relies on: uint8 × uint8 products summed without saturation, for one row
+    and many (a CPU where this fails refuses int8 exports, as the next test shows)."""
+    from tts.onnx.int8 import int8_product_error
+
+    assert int8_product_error() < 1e-5
+
+
+def test_an_int8_export_is_refused_where_the_products_are_inexact(tmp_path, monkeypatch, capsys):
+    from tts import cli
+    from tts.onnx import int8
+
+    folder = export_onnx(loaded_model(tacotron2("location_sensitive")), None, "griffin-lim", tmp_path / "onnx",
+                         int8=True)
+    monkeypatch.setattr(int8, "int8_product_error", lambda: 0.125)
+    with pytest.raises(TTSError, match=r"12.5 % off exact sums: export without --int8"):
+        load_onnx(folder)
+    assert cli.main(["synthesize", "--engine", "onnx", "--int8", "--checkpoint", str(folder), "--text", "Hi.",
+                     "--out", str(tmp_path / "x.wav")]) == 2
+    assert "drop --int8, --bf16 and --device" in capsys.readouterr().err
+    assert cli.main(["export", "--int8", "--out", str(tmp_path / "x.pt"), str(tmp_path / "any.pt")]) == 2
+    lines = capsys.readouterr().err.strip().splitlines()
+    assert lines == ["error: --int8 quantizes an ONNX export's decoder step: add --format onnx (a .pt decodes in "
+                     "int8 with 'tts synthesize --int8')"]
+    assert not (tmp_path / "x.pt").exists() and not (tmp_path / "x.wav").exists()

@@ -152,7 +152,8 @@ class Synthesizer:
     as given. ``lexicon`` (a file of ``WORD PH ON EMES`` lines) replaces the checkpoint config's.
     ``precision`` is the acoustic model's (:func:`~tts.devices.check_precision`): ``fp32``,
     ``bf16`` (decoding under bfloat16 autocast; the mels handed on are float32) or ``int8``
-    (int8 weights, the CPU only); the vocoder runs in float32.
+    (int8 weights, the CPU only); the vocoder runs in float32. An ONNX export decodes in the precision
+    it was exported in (its ``precision`` reads ``int8`` for an int8 export).
     """
 
     def __init__(self, loaded: checkpoint.LoadedModel | OnnxExport, device: str = "cpu", precision: str = "fp32",
@@ -162,9 +163,11 @@ class Synthesizer:
         self.model: AutoregressiveTTS | OnnxAcousticModel
         if isinstance(loaded, OnnxExport):
             if precision != "fp32" or torch.device(device).type != "cpu":
-                raise TTSError("the ONNX engine runs the exported float32 graphs on the CPU: drop --int8, --bf16 "
-                               "and --device")
+                raise TTSError("the ONNX engine runs the exported graphs on the CPU in the precision they were "
+                               "exported in (int8: 'tts export --format onnx --int8'): drop --int8, --bf16 and --device")
             self.model = loaded.model
+            if loaded.int8:
+                self.precision = "int8"
         else:
             self.model = quantize_int8(loaded.model) if precision == "int8" else loaded.model.to(device).eval()
         self.config: ExperimentConfig = loaded.config

@@ -179,9 +179,11 @@ def onnx(p: argparse.ArgumentParser) -> None:
     add_vocoder(p)
     p.add_argument("--steps", type=positive_int, default=200, help="decoder steps timed per run")
     p.add_argument("--runs", type=positive_int, default=3, help="timed runs of each engine, alternating (median)")
+    p.add_argument("--int8", action="store_true", help="an export with an int8 decoder step too (tts export --int8)")
     add_threads(p)
 
-    p.set_defaults(bench=calling("tts.benchmarks.onnx:bench_onnx", "checkpoint", "vocoder", "steps", "runs", "threads"))
+    p.set_defaults(bench=calling("tts.benchmarks.onnx:bench_onnx", "checkpoint", "vocoder", "steps", "runs", "threads",
+                                 "int8"))
 
 
 def serve(p: argparse.ArgumentParser) -> None:

@@ -11,19 +11,19 @@ from pathlib import Path
 
 from tts.commands.options import (
     add_checkpoint,
+    add_engine,
     add_inference,
     add_split,
     add_vocoder,
-    device,
-    inference_changes,
+    load_synthesizer,
     positive_int,
-    precision,
 )
 from tts.errors import TTSError
 
 
 def declare(p: argparse.ArgumentParser) -> None:
     add_checkpoint(p)
+    add_engine(p)
     add_split(p, "test", "corpus root with reference recordings (with --suite: the training corpus, whose "
                          "longest utterance sets the long category)", data_required=False)
     p.add_argument("--suite", help="a shipped suite instead of a corpus split: robustness, or report (200 everyday "
@@ -50,7 +50,6 @@ def run(args: argparse.Namespace) -> None:
     from tts.evaluation.long_form import MULTIPLES, run_long_form
     from tts.evaluation.robustness import check_categories, load_suite, run_suite
     from tts.fileio import writable_folder
-    from tts.synthesis import Synthesizer
 
     if args.suite is None and args.data is None:
         raise TTSError("give --data (a corpus to evaluate on) or --suite robustness")
@@ -61,9 +60,7 @@ def run(args: argparse.Namespace) -> None:
     if args.suite is not None:  # an unknown suite or category fails before the model loads
         check_categories(load_suite(args.suite), args.suite, args.categories)
     writable_folder(args.out)
-    synthesizer = Synthesizer.from_checkpoint(args.checkpoint, device=device(args), precision=precision(args),
-                                              lexicon=args.lexicon,
-                                              changes=inference_changes(args))
+    synthesizer = load_synthesizer(args)
     if args.long_form is not None:
         run_long_form(synthesizer, args.data, args.out, args.long_form or MULTIPLES, args.passages,
                       use_asr=not args.no_asr, use_mos=not args.no_mos, speaker=args.speaker)

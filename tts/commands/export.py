@@ -1,6 +1,6 @@
 """``tts export``: a checkpoint (or the average of several of one model) for release — stripped
-(``.pt``) or as ONNX graphs with their vocoder (``--format onnx``, run by ``tts synthesize --engine
-onnx``)."""
+(``.pt``) or as ONNX graphs with their vocoder (``--format onnx``, its decoder step in int8 with
+``--int8``; run by ``tts synthesize --engine onnx``)."""
 
 from __future__ import annotations
 
@@ -19,6 +19,8 @@ def declare(p: argparse.ArgumentParser) -> None:
     p.add_argument("--format", choices=["pt", "onnx"], default="pt",
                    help="onnx: encoder, decoder step, postnet and the neural vocoder as ONNX graphs (float32)")
     p.add_argument("--fp32", action="store_true", help="pt: keep float32 weights")
+    p.add_argument("--int8", action="store_true",
+                   help="onnx: the decoder step's weights as uint8, one scale per column (4x smaller; faster at batch 1)")
     add_vocoder(p)
     p.set_defaults(func=run)
 
@@ -30,6 +32,9 @@ def run(args: argparse.Namespace) -> None:
         raise TTSError("give the checkpoint to export (before its inference.KEY=VALUE settings)")
     if args.vocoder:
         changes["vocoder"] = args.vocoder
+    if args.int8 and args.format != "onnx":
+        raise TTSError("--int8 quantizes an ONNX export's decoder step: add --format onnx (a .pt decodes in int8 "
+                       "with 'tts synthesize --int8')")
     if args.format == "onnx" and len(checkpoints) > 1:
         raise TTSError("--format onnx exports one checkpoint: average into a .pt first, then export that")
     if args.format == "pt":
@@ -40,6 +45,6 @@ def run(args: argparse.Namespace) -> None:
         return
     from tts.onnx import export_checkpoint
 
-    out = export_checkpoint(checkpoints[0], args.out, changes)
+    out = export_checkpoint(checkpoints[0], args.out, changes, int8=args.int8)
     size = sum(f.stat().st_size for f in out.iterdir()) / 1e6
     print(f"wrote {out}/ ({size:.1f} MB): tts synthesize --engine onnx --checkpoint {out} --text ...")

@@ -9,9 +9,12 @@ from __future__ import annotations
 import argparse
 import math
 from pathlib import Path
-from typing import Any, Callable, TypeVar
+from typing import TYPE_CHECKING, Any, Callable, TypeVar
 
 from tts.errors import TTSError
+
+if TYPE_CHECKING:
+    from tts.synthesis import Synthesizer
 
 T = TypeVar("T")
 
@@ -180,6 +183,28 @@ def device(args: argparse.Namespace) -> str:
     from tts.devices import resolve_device
 
     return resolve_device(args.device, precision(args))
+
+
+def add_engine(p: argparse.ArgumentParser) -> None:
+    """``--engine``: PyTorch on a checkpoint, or onnxruntime on an export (:func:`load_synthesizer`)."""
+    p.add_argument("--engine", choices=["torch", "onnx"], default="torch",
+                   help="onnx: run an export of 'tts export --format onnx' (--checkpoint names its folder) on onnxruntime")
+
+
+def load_synthesizer(args: argparse.Namespace) -> Synthesizer:
+    """The synthesizer a command's ``--engine``, ``--checkpoint``, precision, device, lexicon and
+    inference flags describe."""
+    from tts.synthesis import Synthesizer
+
+    if getattr(args, "engine", "torch") == "torch":
+        return Synthesizer.from_checkpoint(args.checkpoint, device=device(args), precision=precision(args),
+                                           lexicon=args.lexicon, changes=inference_changes(args))
+    if args.checkpoint is None:
+        raise TTSError("--engine onnx needs --checkpoint: the folder written by 'tts export CKPT --format onnx'")
+    if precision(args) != "fp32" or args.device not in (None, "cpu"):
+        raise TTSError("--engine onnx runs an export on the CPU in the precision it was exported in: drop --int8, "
+                       "--bf16 and --device (int8: 'tts export CKPT --format onnx --int8')")
+    return Synthesizer.from_onnx(args.checkpoint, lexicon=args.lexicon, changes=inference_changes(args))
 
 
 def wav_output(path: str) -> Path:

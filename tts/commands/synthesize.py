@@ -6,7 +6,7 @@ import argparse
 from pathlib import Path
 from typing import TYPE_CHECKING, Callable
 
-from tts.commands.options import add_checkpoint, add_inference, add_limit, add_vocoder, device, inference_changes, precision
+from tts.commands.options import add_checkpoint, add_engine, add_inference, add_limit, add_vocoder, load_synthesizer
 from tts.errors import TTSError
 
 if TYPE_CHECKING:
@@ -18,8 +18,7 @@ if TYPE_CHECKING:
 
 def declare(p: argparse.ArgumentParser) -> None:
     add_checkpoint(p)
-    p.add_argument("--engine", choices=["torch", "onnx"], default="torch",
-                   help="onnx: run an export of 'tts export --format onnx' (--checkpoint names its folder) on onnxruntime")
+    add_engine(p)
     group = p.add_mutually_exclusive_group(required=True)
     group.add_argument("--text")
     group.add_argument("--text-file", help="one text per line; empty lines are skipped")
@@ -78,7 +77,7 @@ def vocoding_with(synthesizer: Synthesizer, vocoder: Vocoder) -> Callable[[np.nd
 
 
 def run(args: argparse.Namespace) -> int:
-    from tts.synthesis import Synthesizer, output_names, write_outputs
+    from tts.synthesis import output_names, write_outputs
     from tts.vocoder_loader import vocoder_for
     from tts.vocoders.catalogue import short_names
 
@@ -86,15 +85,7 @@ def run(args: argparse.Namespace) -> int:
     given = args.vocoder or []
     names = short_names(given)  # each given once, checked before anything loads
     output_names(args.out, 1 if args.text is not None else len(texts))
-    if args.engine == "onnx":
-        if args.checkpoint is None:
-            raise TTSError("--engine onnx needs --checkpoint: the folder written by 'tts export CKPT --format onnx'")
-        if precision(args) != "fp32" or args.device not in (None, "cpu"):
-            raise TTSError("--engine onnx runs the exported float32 graphs on the CPU: drop --int8, --bf16 and --device")
-        synthesizer = Synthesizer.from_onnx(args.checkpoint, lexicon=args.lexicon, changes=inference_changes(args))
-    else:
-        synthesizer = Synthesizer.from_checkpoint(args.checkpoint, device=device(args), precision=precision(args),
-                                                  lexicon=args.lexicon, changes=inference_changes(args))
+    synthesizer = load_synthesizer(args)
     # checked before any text is said
     speaker = synthesizer.resolve_speaker(synthesizer.speaker_vector(args.speaker_wav) if args.speaker_wav
                                           else args.speaker)

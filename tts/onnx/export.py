@@ -13,7 +13,8 @@ The folder holds five graphs and a manifest:
 * ``postnet.onnx``: mel before the postnet ``(B, n_mels, T_mel)``, lengths → the refined mel;
 * ``vocoder.onnx`` (a neural vocoder): mel ``(1, n_mels, T_mel)`` → waveform ``(1, T_wav)``;
 * ``onnx.json``: the model's config and symbols, the state's tensor names and which of them a
-  step carries forward (the rest, such as the memory and its projections, stay as they were).
+  step carries forward (the rest, such as the memory and its projections, stay as they were), and
+  ``int8``: the graphs whose weights are uint8 (``--int8``, :mod:`tts.onnx.int8`; empty: all float32).
 
 The decoder state is the model's own (:class:`tts.models.decoding.TensorState`): every attention
 mechanism whose step traces into ONNX operators exports, with its state as explicit inputs and
@@ -39,6 +40,7 @@ from tts.config import resolve_inference, to_dict
 from tts.errors import TTSError, brief
 from tts.models import AutoregressiveTTS
 from tts.models.layers import sequence_mask
+from tts.onnx.int8 import QUANTIZED, quantize_step
 from tts.vocoder_loader import vocoder_for
 from tts.vocoders import GriffinLim, Vocoder
 from tts.vocoders.catalogue import resolve
@@ -125,9 +127,11 @@ def _example(model: AutoregressiveTTS) -> tuple[torch.Tensor, torch.Tensor]:
     return ids, lengths
 
 
-def export_onnx(loaded: LoadedModel, vocoder: Vocoder | None, vocoder_name: str, out: str | Path) -> Path:
+def export_onnx(loaded: LoadedModel, vocoder: Vocoder | None, vocoder_name: str, out: str | Path,
+                int8: bool = False) -> Path:
     """Write ``loaded``'s model (and ``vocoder``, when it is a neural one; ``vocoder_name`` is what
-    ``inference.vocoder`` calls it) as ONNX graphs to the folder ``out`` (see the module's notes).
+    ``inference.vocoder`` calls it) as ONNX graphs to the folder ``out`` (see the module's notes),
+    the decoder step with uint8 weights when ``int8`` (:func:`tts.onnx.int8.quantize_step`).
     A folder of files other than an earlier export is refused; the export appears whole or not at all."""
     out = Path(out)
     if out.exists() and (not out.is_dir() or (any(out.iterdir()) and not (out / MANIFEST).is_file())):
@@ -173,13 +177,16 @@ def export_onnx(loaded: LoadedModel, vocoder: Vocoder | None, vocoder_name: str,
                       "go_value": model.go_value, "mel_pad_value": model.mel_pad_value,
                       "postnet_context_frames": model.postnet.context_frames, "attention": model.attention_name,
                       "speakers": model.speaker_names},
-            "state": names, "carried": carried, "heads": heads, "vocoder": None}
+            "state": names, "carried": carried, "heads": heads, "vocoder": None,
+            "int8": list(QUANTIZED) if int8 else []}
         if vocoder is not None and not isinstance(vocoder, GriffinLim):
             vocoder = vocoder.cpu().eval()
             _write_graph(VocoderGraph(vocoder), (torch.randn(1, vocoder.audio.n_mels, 16),), staging / "vocoder.onnx",
                          ["mel"], ["waveform"], f"the vocoder {vocoder_name}")
             manifest["vocoder"] = {"name": vocoder_name, "audio": to_dict(vocoder.audio),
                                    "context_frames": vocoder.context_frames}
+        if int8:
+            quantize_step(staging)
         (staging / MANIFEST).write_text(json.dumps(manifest, indent=1))
         if out.exists():
             shutil.rmtree(out)
@@ -189,10 +196,11 @@ def export_onnx(loaded: LoadedModel, vocoder: Vocoder | None, vocoder_name: str,
     return out
 
 
-def export_checkpoint(path: str | Path | None, out: str | Path, changes: Mapping[str, Any] | None = None) -> Path:
+def export_checkpoint(path: str | Path | None, out: str | Path, changes: Mapping[str, Any] | None = None,
+                      int8: bool = False) -> Path:
     """Export the checkpoint at ``path`` (``None``: the bundled model) with its inference settings
     changed by ``changes`` (stored in the export) and the vocoder they name (``griffin-lim``: none
-    is exported, the runtime runs it in PyTorch)."""
+    is exported, the runtime runs it in PyTorch); ``int8``: the decoder step with uint8 weights."""
     loaded = checkpoint.load(path)
     settings = resolve_inference(loaded.config.inference, changes)
     if settings.prenet_dropout:
@@ -203,4 +211,4 @@ def export_checkpoint(path: str | Path | None, out: str | Path, changes: Mapping
     if resolve(settings.vocoder).source != "griffin-lim":
         vocoder = vocoder_for(settings.vocoder)
         vocoder.check_compatible(loaded.audio)
-    return export_onnx(loaded, vocoder, settings.vocoder, out)
+    return export_onnx(loaded, vocoder, settings.vocoder, out, int8)

@@ -21,6 +21,7 @@ from tts.models.decoding import StepAttention, StepCallback, StepOutput, check_i
 from tts.models.layers import sequence_mask
 from tts.models.outputs import InferenceOutput
 from tts.onnx.export import FORMAT, MANIFEST, NEXT, VERSION
+from tts.onnx.int8 import check_int8_products
 from tts.text import SymbolInventory
 from tts.vocoders import Vocoder
 
@@ -158,7 +159,7 @@ class OnnxVocoder(Vocoder):
 @dataclass
 class OnnxExport:
     """An export folder, loaded: the model, its config and symbols, the step it was trained to,
-    and the exported vocoder (None when it was exported without one)."""
+    the exported vocoder (None when it was exported without one) and the graphs with int8 weights."""
 
     model: OnnxAcousticModel
     config: ExperimentConfig
@@ -167,6 +168,7 @@ class OnnxExport:
     path: Path
     vocoder_name: str | None
     vocoder: OnnxVocoder | None
+    int8: list[str]
 
 
 def load_onnx(folder: str | Path, threads: int | None = None) -> OnnxExport:
@@ -188,6 +190,10 @@ def load_onnx(folder: str | Path, threads: int | None = None) -> OnnxExport:
         inventory = SymbolInventory.from_dict(manifest.get("symbols"))
     except (ConfigError, TypeError, ValueError, KeyError) as exc:
         raise TTSError(f"{path}: its config or symbols do not load ({exc}): export again") from None
+    # exports made before int8 existed have no list
+    int8 = manifest.names("int8") if "int8" in manifest.data else []
+    if int8:
+        check_int8_products(folder)
     threads = threads or torch.get_num_threads()
     model = OnnxAcousticModel(folder, manifest, threads)
     if len(inventory) != model.n_symbols:
@@ -203,7 +209,7 @@ def load_onnx(folder: str | Path, threads: int | None = None) -> OnnxExport:
         context = manifest.get("vocoder", "context_frames")
         vocoder_name = str(manifest.get("vocoder", "name"))
         vocoder = OnnxVocoder(folder / "vocoder.onnx", audio, None if context is None else int(context), threads)
-    return OnnxExport(model, config, inventory, manifest.integer("step"), folder, vocoder_name, vocoder)
+    return OnnxExport(model, config, inventory, manifest.integer("step"), folder, vocoder_name, vocoder, int8)
 
 
 @dataclass
