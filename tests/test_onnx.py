@@ -145,6 +145,7 @@ def test_cli_exports_a_checkpoint_and_synthesizes_with_the_onnx_engine(tiny_expe
                              capture_output=True, text=True)
         assert out.returncode == 0, out.stderr
         assert "wrote" in out.stdout and (tmp_path / name / "step.onnx").is_file()
+        assert "shape_type_inference" not in out.stderr            # the exporter's C++ notes are dropped
     # the int8 export evaluated as any checkpoint is, and said to be int8
     out = subprocess.run(tts + ["evaluate", "--engine", "onnx", "--checkpoint", str(tmp_path / "onnx_int8"),
                                 "--data", str(tiny_corpus), "--limit", "2", "--no-asr", "--no-mos",

@@ -23,13 +23,16 @@ outputs. :mod:`tts.onnx.runtime` runs the graphs through the same decoding loop 
 
 from __future__ import annotations
 
+import contextlib
 import json
+import os
 import shutil
+import sys
 import tempfile
 import warnings
 from dataclasses import replace
 from pathlib import Path
-from typing import Any, Mapping
+from typing import Any, Iterator, Mapping
 
 import torch
 from torch import nn
@@ -106,11 +109,27 @@ def _dynamic(names: list[str], tensors: list[torch.Tensor]) -> dict[str, dict[in
     return {name: {axis: f"{name}:{axis}" for axis in range(t.dim())} for name, t in zip(names, tensors)}
 
 
+@contextlib.contextmanager
+def _native_notes_dropped() -> Iterator[None]:
+    """Drop what C++ code writes to the standard error stream (file descriptor 2) while the block
+    runs: the exporter's shape-inference notes on packed sequences, which every Tacotron2 encoder
+    prints and no user can act on (a failed export is one ``error:`` line)."""
+    sys.stderr.flush()
+    saved = os.dup(2)
+    with open(os.devnull, "wb") as devnull:
+        os.dup2(devnull.fileno(), 2)
+        try:
+            yield
+        finally:
+            os.dup2(saved, 2)
+            os.close(saved)
+
+
 def _write_graph(module: nn.Module, args: tuple[torch.Tensor, ...], path: Path, inputs: list[str],
                  outputs: list[str], what: str) -> None:
     module.eval()
     try:
-        with warnings.catch_warnings(), torch.no_grad():
+        with warnings.catch_warnings(), torch.no_grad(), _native_notes_dropped():
             warnings.simplefilter("ignore")  # the tracer's notes on Python values it records as constants
             torch.onnx.export(module, args, str(path), dynamo=False, opset_version=OPSET, input_names=inputs,
                               output_names=outputs, dynamic_axes=_dynamic(inputs, list(args)), do_constant_folding=True)
