@@ -45,6 +45,25 @@ def test_a_service_decoding_in_bf16_says_so_and_answers(tiny_experiment):
         assert response.status_code == 200 and len(sf.read(io.BytesIO(response.content))[0]) > 1000
 
 
+def test_an_onnx_export_serves_beside_its_checkpoint(tiny_experiment, tmp_path):
+    """A voice's path may be the folder of an export (here int8): it runs on onnxruntime."""
+    pytest.importorskip("onnxruntime")
+    from tts.onnx import export_checkpoint
+
+    checkpoint = str(tiny_experiment / "checkpoint_00000004.pt")
+    export = export_checkpoint(checkpoint, tmp_path / "int8", {"vocoder": "griffin-lim"}, int8=True)
+    service = load_service({"torch": checkpoint, "fast": str(export)}, ["griffin-lim"], "cpu", Limits())
+    assert type(service.voices["fast"]["griffin-lim"].model).__name__ == "OnnxAcousticModel"
+    with TestClient(create_app(service)) as both:
+        assert both.get("/health").json()["precision"] == {"torch": "fp32", "fast": "int8"}
+        for voice in ("torch", "fast"):
+            response = both.post("/synthesize", json={"text": "A cat sat.", "voice": voice, "settings": FAST})
+            assert response.status_code == 200 and len(sf.read(io.BytesIO(response.content))[0]) > 1000
+        streamed = both.post("/synthesize?stream=1", json={"text": "A cat sat. Dogs run.", "voice": "fast",
+                                                           "settings": FAST})
+        assert streamed.status_code == 200 and streamed.content[:4] == b"RIFF" and len(streamed.content) > 2000
+
+
 def test_the_default_vocoder_is_the_first_served_not_the_first_in_the_menu(tiny_experiment):
     """The page preselects ``default_vocoders``: the service's own default, not the alphabetical first."""
     from tts.serve.app import Service

@@ -15,7 +15,8 @@ def declare(p: argparse.ArgumentParser) -> None:
     from tts.vocoders.catalogue import SERVED, help_text
 
     p.add_argument("--voice", nargs="+", metavar="NAME=CHECKPOINT",
-                   help="voices by name (default: the bundled model, as 'bundled')")
+                   help="voices by name: a checkpoint, or the folder of 'tts export --format onnx' (run on "
+                        "onnxruntime; default: the bundled model, as 'bundled')")
     p.add_argument("--vocoder", nargs="+", default=list(SERVED), metavar="VOCODER",
                    help=f"vocoders loaded for every voice, the first the default ({help_text()}; "
                         f"default: {' '.join(SERVED)})")

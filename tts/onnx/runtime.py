@@ -171,6 +171,11 @@ class OnnxExport:
     int8: list[str]
 
 
+def is_onnx_export(path: str | Path) -> bool:
+    """Whether ``path`` is a folder that holds an export's manifest (else: a checkpoint file, or nothing)."""
+    return (Path(path) / MANIFEST).is_file()
+
+
 def load_onnx(folder: str | Path, threads: int | None = None) -> OnnxExport:
     """Load the export in ``folder`` (sessions on ``threads`` CPU threads, default PyTorch's)."""
     folder = Path(folder)

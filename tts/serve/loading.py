@@ -3,11 +3,15 @@
 from __future__ import annotations
 
 from tts import checkpoint
-from tts.config import resolve_inference
+from tts.checkpoint import LoadedModel
+from tts.config import InferenceConfig, resolve_inference
+from tts.onnx import OnnxExport, is_onnx_export, load_onnx
 from tts.serve.app import Compute, Limits, Service
 from tts.synthesis import Synthesizer
 from tts.threads import shared_cores
 from tts.vocoder_loader import vocoder_for
+from tts.vocoders import Vocoder
+from tts.vocoders.catalogue import resolve
 
 
 def load_service(voices: dict[str, str | None], vocoders: list[str], device_name: str, limits: Limits,
@@ -25,13 +29,23 @@ def load_service(voices: dict[str, str | None], vocoders: list[str], device_name
 
 def _load_voices(voices: dict[str, str | None], vocoders: list[str], device_name: str, limits: Limits,
                  precision: str) -> dict[str, dict[str, Synthesizer]]:
-    """Voice name → vocoder name → synthesizer, as :func:`load_service` describes."""
+    """Voice name → vocoder name → synthesizer, as :func:`load_service` describes. A voice's path
+    may name an ONNX export's folder (``tts export --format onnx``): it runs on onnxruntime, with
+    its own exported vocoder where one of ``vocoders`` names it."""
     loaded_voices: dict[str, dict[str, Synthesizer]] = {}
     for name, path in voices.items():
-        loaded = checkpoint.load(path, device_name)
+        loaded = load_onnx(path) if path is not None and is_onnx_export(path) else checkpoint.load(path, device_name)
         settings = resolve_inference(loaded.config.inference, {"batch_size": limits.batch_size})
         loaded_voices[name] = {
             option: Synthesizer(loaded, device_name, precision, settings=settings,
-                                vocoder=vocoder_for(option, device_name, loaded.audio, settings.griffin_lim))
+                                vocoder=_vocoder(loaded, option, device_name, settings))
             for option in vocoders}
     return loaded_voices
+
+
+def _vocoder(loaded: LoadedModel | OnnxExport, option: str, device_name: str, settings: InferenceConfig) -> Vocoder:
+    """The vocoder ``option`` for ``loaded``: an export's own graph where it exported that one."""
+    if isinstance(loaded, OnnxExport) and loaded.vocoder is not None and loaded.vocoder_name is not None:
+        if resolve(option).name == resolve(loaded.vocoder_name).name:
+            return loaded.vocoder
+    return vocoder_for(option, device_name, loaded.config.audio, settings.griffin_lim)
