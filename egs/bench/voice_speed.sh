@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # The speed figures of a voice and its vocoder, each beside its target (the fast-voice issue's
 # "Done when"): end-to-end RTF at batch 1 on 2 threads (the bundled voice, text to wav, PyTorch and
-# onnxruntime), `tts bench model` at batch 1 and 16, `tts bench serve` (50 requests at once),
+# onnxruntime, float32 and with an int8 decoder step), `tts bench model` at batch 1 and 16, `tts bench serve` (50 requests at once),
 # `tts bench streaming` (time to first audio) and every vocoder's RTF. Nothing else may run meanwhile:
 # --pause PGID stops a process group (a training run) for the duration and continues it after,
 # whatever happens (repeat it for several).
@@ -34,7 +34,7 @@ bench() {  # bench NAME ARGS...: one benchmark's JSON into OUT/NAME.json, writte
 }
 $PY -c "import sys; from tts.checkpoint import read_bundled; from tts.config import save_config; \
 save_config(read_bundled().config, sys.argv[1])" "$out/bundled_voice.yaml"
-bench onnx onnx --vocoder "$vocoder" --threads 2
+bench onnx onnx --vocoder "$vocoder" --threads 2 --int8
 bench model model --config "$out/bundled_voice.yaml" --precisions fp32 --vocoder "$vocoder" --batch-sizes 1 16 --threads 2
 bench serve serve --vocoder "$vocoder" --rounds 2
 bench streaming streaming --vocoder "$vocoder" --threads 2

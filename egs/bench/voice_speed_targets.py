@@ -20,6 +20,7 @@ from tts.devices import cpu_instructions, cpu_model
 TARGETS = {
     "rtf_batch1_torch": (0.05, "end-to-end RTF, batch 1, 2 threads, PyTorch (tts bench onnx: bundled voice, text to wav)"),
     "rtf_batch1_onnx": (0.05, "the same on onnxruntime (tts export --format onnx; tts synthesize --engine onnx)"),
+    "rtf_batch1_onnx_int8": (0.05, "the same with the decoder step in int8 (tts export --format onnx --int8)"),
     "serve_p95_s": (5.0, "tts bench serve: p95 latency of 50 requests sent at once, the worse round"),
     "first_audio_s": (0.15, "tts bench streaming: time to first audio, streamed"),
 }
@@ -38,6 +39,7 @@ def figures(out: Path) -> dict[str, float]:
     """The figures with a target, read from the benchmarks' JSON files in ``out``."""
     onnx, serve, streaming = (read_benchmark(out, name) for name in ("onnx", "serve", "streaming"))
     return {"rtf_batch1_torch": onnx["rtf"]["torch"], "rtf_batch1_onnx": onnx["rtf"]["onnx"],
+            "rtf_batch1_onnx_int8": onnx["rtf"]["onnx_int8"],
             "serve_p95_s": max(r["latency_p95_s"] for r in serve["rounds"]),
             "first_audio_s": streaming["first_audio_seconds_streamed"]}
 
