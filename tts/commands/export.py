@@ -17,7 +17,8 @@ def declare(p: argparse.ArgumentParser) -> None:
                         "the inference settings the release is stored with, e.g. inference.attention_window=[1,2]")
     p.add_argument("--out", required=True, help="the release file (.pt), or the folder of an ONNX export")
     p.add_argument("--format", choices=["pt", "onnx"], default="pt",
-                   help="onnx: encoder, decoder step, postnet and the neural vocoder as ONNX graphs (float32)")
+                   help="onnx: encoder, decoder step, postnet and the neural vocoder as ONNX graphs (float32; "
+                        "--int8: the step's weights in uint8)")
     p.add_argument("--fp32", action="store_true", help="pt: keep float32 weights")
     p.add_argument("--int8", action="store_true",
                    help="onnx: the decoder step's weights as uint8, one scale per column (4x smaller; faster at batch 1)")

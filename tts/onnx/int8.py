@@ -2,7 +2,7 @@
 :func:`check_int8_products` that an int8 export runs before it loads.
 
 At batch 1 the decoder step is bound by reading its weights (a free-running step reads all of
-them, every 12.5 ms of audio), so the step graph's matrix products get uint8 weights with one
+them: 432 steps for 10 s of the bundled voice), so the step graph's matrix products get uint8 weights with one
 scale and zero point per output column (onnxruntime's dynamic quantization; activations are
 quantized per call). Only the step: the encoder and postnet run once per sentence.
 
