@@ -179,8 +179,8 @@ class Synthesizer:
             get_g2p()  # load the G2P now, so per-text timings measure synthesis, not start-up
         #: the short name of the settings' vocoder (``inference.vocoder``), e.g. for file names and reports
         self.vocoder_name = resolve(self.settings.vocoder).name
-        if vocoder is None and isinstance(loaded, OnnxExport) and self.settings.vocoder == loaded.vocoder_name:
-            vocoder = loaded.vocoder
+        if vocoder is None and isinstance(loaded, OnnxExport):
+            vocoder = loaded.vocoder_named(self.settings.vocoder)
         self.vocoder = vocoder or vocoder_for(self.settings.vocoder, device, self.config.audio,
                                               self.settings.griffin_lim)
         self.vocoder.check_compatible(self.config.audio)

@@ -196,7 +196,7 @@ def load_synthesizer(args: argparse.Namespace) -> Synthesizer:
     inference flags describe."""
     from tts.synthesis import Synthesizer
 
-    if getattr(args, "engine", "torch") == "torch":
+    if args.engine == "torch":
         return Synthesizer.from_checkpoint(args.checkpoint, device=device(args), precision=precision(args),
                                            lexicon=args.lexicon, changes=inference_changes(args))
     if args.checkpoint is None:

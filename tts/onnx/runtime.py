@@ -24,6 +24,7 @@ from tts.onnx.export import FORMAT, MANIFEST, NEXT, VERSION
 from tts.onnx.int8 import check_int8_products
 from tts.text import SymbolInventory
 from tts.vocoders import Vocoder
+from tts.vocoders.catalogue import resolve
 
 
 def _session(path: Path, threads: int) -> Any:
@@ -169,6 +170,12 @@ class OnnxExport:
     vocoder_name: str | None
     vocoder: OnnxVocoder | None
     int8: list[str]
+
+    def vocoder_named(self, name: str) -> OnnxVocoder | None:
+        """The exported vocoder when ``name`` (an ``inference.vocoder`` value) is the one exported, else None."""
+        if self.vocoder is None or self.vocoder_name is None or resolve(name).name != resolve(self.vocoder_name).name:
+            return None
+        return self.vocoder
 
 
 def is_onnx_export(path: str | Path) -> bool:

@@ -11,7 +11,6 @@ from tts.synthesis import Synthesizer
 from tts.threads import shared_cores
 from tts.vocoder_loader import vocoder_for
 from tts.vocoders import Vocoder
-from tts.vocoders.catalogue import resolve
 
 
 def load_service(voices: dict[str, str | None], vocoders: list[str], device_name: str, limits: Limits,
@@ -45,7 +44,5 @@ def _load_voices(voices: dict[str, str | None], vocoders: list[str], device_name
 
 def _vocoder(loaded: LoadedModel | OnnxExport, option: str, device_name: str, settings: InferenceConfig) -> Vocoder:
     """The vocoder ``option`` for ``loaded``: an export's own graph where it exported that one."""
-    if isinstance(loaded, OnnxExport) and loaded.vocoder is not None and loaded.vocoder_name is not None:
-        if resolve(option).name == resolve(loaded.vocoder_name).name:
-            return loaded.vocoder
-    return vocoder_for(option, device_name, loaded.config.audio, settings.griffin_lim)
+    exported = loaded.vocoder_named(option) if isinstance(loaded, OnnxExport) else None
+    return exported or vocoder_for(option, device_name, loaded.config.audio, settings.griffin_lim)
