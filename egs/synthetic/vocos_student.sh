@@ -5,14 +5,16 @@
 # on the 100 test sentences (paired) and timed beside Griffin-Lim. Every stage resumes: run the
 # same command again after a stop. Needs the synthetic corpus (bash egs/synthetic/run.sh --stop-stage 1).
 #   bash egs/synthetic/vocos_student.sh [--out exp/vocos_student] [--gan-steps N] [--voice CKPT] [--data D]
-#                                       [--start GENERATOR] [-- key=value ...]
+#                                       [--start GENERATOR] [--train-only] [-- key=value ...]
 # --voice: the acoustic model whose teacher-forced mels the student learns from (default: the bundled
 # voice), on corpus --data (default data/synthetic); --start: a trained student (e.g. the bundled
-# tts/pretrained/vocos_student.pt) to continue adversarially from, in place of stage 1.
+# tts/pretrained/vocos_student.pt) to continue adversarially from, in place of stage 1; --train-only:
+# stop after stage 2, leaving the test split unread until a checkpoint is chosen on validation
+# (egs/synthetic/student_checkpoints.sh).
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 TTS=${TTS:-.venv/bin/tts}; PY=${PY:-.venv/bin/python}
-out=exp/vocos_student; gan_steps=2000; overrides=(); voice=""; data=data/synthetic; start=""
+out=exp/vocos_student; gan_steps=2000; overrides=(); voice=""; data=data/synthetic; start=""; train_only=0
 while [ $# -gt 0 ]; do
   case "$1" in
     --out) out=$2; shift 2;;
@@ -20,6 +22,7 @@ while [ $# -gt 0 ]; do
     --voice) voice=$2; shift 2;;
     --data) data=$2; shift 2;;
     --start) start=$2; shift 2;;
+    --train-only) train_only=1; shift;;
     --) shift; overrides=("$@"); break;;
     *) echo "unknown option $1" >&2; exit 2;;
   esac
@@ -51,6 +54,7 @@ fi
 log "stage 2: $gan_steps adversarial updates from $start"
 train "${out}_gan" train.warm_start="$start" vocoder.adversarial_start=0 vocoder.waveform_weight=0 \
   train.max_steps="$gan_steps" "${overrides[@]+"${overrides[@]}"}"
+[ "$train_only" = 1 ] && { log "stopped after training (--train-only)"; exit 0; }
 [ -f "$out/student.pt" ] || $TTS export "${out}_gan/checkpoint_$(printf %08d "$gan_steps").pt" --out "$out/student.pt"
 
 log "the voice through the teacher and through the student: the 100 test sentences, paired"
