@@ -29,15 +29,17 @@ QUANTIZED = ("step.onnx",)
 _PROBE_K, _PROBE_TOLERANCE = 512, 1e-5
 
 
-def _quantize(source: Path, target: Path) -> None:
-    """``source``'s matrix products with uint8 weights, per output column, written to ``target``."""
+def _quantize(source: Path, target: Path, signed_weights: bool = False) -> None:
+    """``source``'s matrix products with uint8 weights (int8 where ``signed_weights``), per output
+    column, written to ``target``."""
     from onnxruntime.quantization import QuantType, quantize_dynamic
 
     quantizer_log = logging.getLogger()  # the quantizer advises pre-processing on the root logger
     level = quantizer_log.level
     quantizer_log.setLevel(logging.ERROR)
     try:
-        quantize_dynamic(str(source), str(target), weight_type=QuantType.QUInt8, per_channel=True)
+        quantize_dynamic(str(source), str(target), weight_type=QuantType.QInt8 if signed_weights else QuantType.QUInt8,
+                         per_channel=True)
     except Exception as exc:  # noqa: BLE001 - the quantizer raises many kinds; the user needs the first line
         raise TTSError(f"{source.name} does not quantize to int8 ({brief(exc, 200)}): export without --int8") from None
     finally:
@@ -54,10 +56,11 @@ def quantize_step(folder: Path) -> None:
 
 
 @functools.cache
-def int8_product_error() -> float:
+def int8_product_error(signed_weights: bool = False) -> float:
     """The largest relative error of onnxruntime's quantized matrix product on this CPU, for
     batches of 1 and 16 rows whose activations and weights all quantize exactly to extreme
-    bytes (a saturating kernel is off by tens of percent; an exact one by float rounding)."""
+    bytes (a saturating kernel is off by tens of percent; an exact one by float rounding), with
+    the uint8 weights an export gets, or with int8 ones (``signed_weights``, for comparison)."""
     import onnx
     import onnxruntime
     from onnx import TensorProto, helper, numpy_helper
@@ -73,7 +76,7 @@ def int8_product_error() -> float:
     with tempfile.TemporaryDirectory() as tmp:
         source, target = Path(tmp) / "probe.onnx", Path(tmp) / "probe.int8.onnx"
         onnx.save(helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)]), str(source))
-        _quantize(source, target)
+        _quantize(source, target, signed_weights)
         options = onnxruntime.SessionOptions()
         options.log_severity_level = 3
         session = onnxruntime.InferenceSession(str(target), options, providers=["CPUExecutionProvider"])
