@@ -7,7 +7,7 @@
 # writes and with signed weights, and PyTorch's int8 kernel probe (which finds oneDNN's 8-bit
 # activations saturating on a real AVX2-only CPU: if it does here too, the emulation reproduces
 # that failure). --tests also runs the suite's int8 tests that need no corpus under the emulator
-# (PyTorch's int8 products and the int8 ONNX export; about 10 min. Tests that build a corpus crash
+# (PyTorch's int8 products and the int8 ONNX export; about 2 min on a Zen 4 host. Tests that build a corpus crash
 # inside numpy under QEMU 7.2, so the rest of the suite cannot run this way).
 # Installs Debian's qemu-user when it is missing (as root).
 #   bash egs/bench/int8_on_avx2.sh OUT.json [--tests]
@@ -23,7 +23,7 @@ host="$(lscpu | sed -n 's/^Model name: *//p') ($(grep -o -w -E 'avx2|avx512f|avx
   /proc/cpuinfo | sort -u | tr '\n' ' ' | sed 's/ $//'))"
 emulated - "$cpu" "$host" "bash $0 $*" > "$out.tmp" <<'EOF'
 import datetime, json, sys
-import numpy as np
+
 import torch
 
 from tts.models.quantize import int8_kernels
