@@ -49,7 +49,8 @@ class GriffinLim(Vocoder):
         """Log-mel ``(B, n_mels, T)`` → non-negative linear magnitude ``(B, F, T)`` (clamped pseudo-inverse)."""
         return torch.clamp(self.basis_pinv @ torch.exp(mel.float()), min=1e-10)
 
-    def reconstruct(self, magnitude: torch.Tensor, n_iter: int | None = None, seed: int = 0) -> torch.Tensor:
+    def reconstruct(self, magnitude: torch.Tensor, n_iter: int | None = None, seed: int = 0,
+                    phase: torch.Tensor | None = None) -> torch.Tensor:
         """Accelerated Griffin-Lim from a linear magnitude ``(B, F, T)`` → wav ``(B, (T − 1) · hop)``.
 
         With ``P`` the projection onto consistent spectra (STFT of the inverse STFT) and
@@ -60,14 +61,16 @@ class GriffinLim(Vocoder):
             d_n = t_n + β (t_n − t_{n−1})
 
         with α, β, γ the settings' ``momentum``, ``lookahead`` and ``relaxation``; γ = 1 is fast
-        Griffin-Lim. Starts from random phases (``seed``).
+        Griffin-Lim. Starts from ``phase`` ``(B, F, T)`` where given (e.g. a neural vocoder's), else from
+        random phases (``seed``).
         """
         n_iter = self.settings.iterations if n_iter is None else n_iter
         length = (magnitude.shape[-1] - 1) * self.audio.hop_length
         min_frames = self.audio.n_fft // self.audio.hop_length + 2  # the reflect padding needs this many
         if magnitude.shape[-1] < min_frames:  # very short mels: pad with silence, cut afterwards
             padded = nn.functional.pad(magnitude, (0, min_frames - magnitude.shape[-1]))
-            return self.reconstruct(padded, n_iter, seed)[..., :length]
+            padded_phase = None if phase is None else nn.functional.pad(phase, (0, min_frames - phase.shape[-1]))
+            return self.reconstruct(padded, n_iter, seed, padded_phase)[..., :length]
         alpha, beta, gamma = self.settings.momentum, self.settings.lookahead, self.settings.relaxation
 
         def project(spec: torch.Tensor) -> torch.Tensor:
@@ -78,8 +81,9 @@ class GriffinLim(Vocoder):
 
         # the STFT's spectra are time-major in memory: keep the magnitude so too, or every product strides
         magnitude = magnitude.transpose(1, 2).contiguous().transpose(1, 2)
-        generator = torch.Generator(device="cpu").manual_seed(seed)
-        phase = torch.rand(magnitude.shape, generator=generator).to(magnitude.device) * (2 * torch.pi)
+        if phase is None:
+            generator = torch.Generator(device="cpu").manual_seed(seed)
+            phase = torch.rand(magnitude.shape, generator=generator).to(magnitude.device) * (2 * torch.pi)
         previous = project(torch.polar(magnitude, phase))
         estimate = lookahead = previous
         for _ in range(n_iter):

@@ -100,16 +100,21 @@ class VocosGenerator(NeuralVocoder):
                 nn.init.trunc_normal_(module.weight, std=0.02)
                 nn.init.zeros_(module.bias)
 
-    def generate(self, mel: torch.Tensor) -> torch.Tensor:
-        """log-mel ``(B, n_mels, T)`` → waveform ``(B, 1, T · hop)``; the head's output and the
-        inverse STFT in the weights' precision whatever the autocast."""
+    def spectrum(self, mel: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
+        """log-mel ``(B, n_mels, T)`` → the head's STFT magnitude and phase, each ``(B, n_fft / 2 + 1, T)``,
+        in the weights' precision whatever the autocast."""
         x = self.norm(self.embed(mel).transpose(1, 2)).transpose(1, 2)
         for block in self.blocks:
             x = block(x)
         head = self.head(self.final_norm(x.transpose(1, 2))).transpose(1, 2)
         with torch.autocast(mel.device.type, enabled=False):
             log_magnitude, phase = head.to(self.istft.basis.dtype).split(self.n_bins, dim=1)
-            magnitude = torch.exp(log_magnitude).clamp(max=MAX_MAGNITUDE)
+            return torch.exp(log_magnitude).clamp(max=MAX_MAGNITUDE), phase
+
+    def generate(self, mel: torch.Tensor) -> torch.Tensor:
+        """log-mel ``(B, n_mels, T)`` → waveform ``(B, 1, T · hop)``: :meth:`spectrum` through the inverse STFT."""
+        magnitude, phase = self.spectrum(mel)
+        with torch.autocast(mel.device.type, enabled=False):
             wav = self.istft(magnitude * torch.cos(phase), magnitude * torch.sin(phase))
         return wav.unsqueeze(1)
 
