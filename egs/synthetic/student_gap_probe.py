@@ -51,11 +51,11 @@ def hybrids(teacher: np.ndarray, student: np.ndarray, sample_rate: int) -> dict[
 
 
 @torch.no_grad()
-def consistent(student: VocosGenerator, mel: np.ndarray, iterations: int) -> np.ndarray:
+def consistent(student: VocosGenerator, griffin_lim: GriffinLim, mel: np.ndarray, iterations: int) -> np.ndarray:
     """The student's head's spectrum of one log-mel ``(n_mels, T_mel)`` after ``iterations`` + 1
     projections onto consistent spectra (accelerated Griffin-Lim from its own phases) → ``(T_wav,)``."""
     magnitude, phase = student.spectrum(torch.from_numpy(mel)[None].float())
-    return GriffinLim(student.audio).reconstruct(magnitude, iterations, phase=phase)[0].numpy()
+    return griffin_lim.reconstruct(magnitude, iterations, phase=phase)[0].numpy()
 
 
 def main() -> None:
@@ -71,12 +71,14 @@ def main() -> None:
     results = synthesizer([texts[i] for i in read_split(args.data, "val")[:args.sentences]])
     teacher, student = vocoder_for("hifigan"), vocoder_for("vocos-student")
     assert isinstance(student, VocosGenerator)
+    griffin_lim = GriffinLim(student.audio)
     mos, sample_rate = MOSPredictor(), synthesizer.config.audio.sample_rate
     rows = []
     for result in results:
         variants = hybrids(synthesizer.vocode(result.mel, teacher), synthesizer.vocode(result.mel, student), sample_rate)
         n = len(variants["teacher"])
-        variants |= {f"student_consistent_{k}": consistent(student, result.mel, k)[:n] for k in args.consistency}
+        variants |= {f"student_consistent_{k}": consistent(student, griffin_lim, result.mel, k)[:n]
+                     for k in args.consistency}
         rows.append({name: mos(wave, sample_rate) for name, wave in variants.items()})
     summary: dict[str, dict[str, list[float]]] = {}
     for name in rows[0]:
