@@ -67,6 +67,17 @@ def test_the_table_says_which_differences_are_real():
     assert mechanisms_table([]) == ""
 
 
+def test_with_one_seed_a_difference_is_never_called_real():
+    rows = [row("forward-s1", 0.10, 0.02, seed=1), row("content-s1", 0.30, 0.02, seed=2),
+            row("ls-s1", 0.105, 0.05, seed=3)]
+    summaries = compare_mechanisms(rows, replicates=300)
+    content = summaries[-1].versus_best
+    assert content is not None and content.excludes_zero and not content.real and content.seeds == 1
+    lines = mechanisms_table(summaries).splitlines()
+    assert lines[3].startswith("| ls |") and "| within sentence noise (one seed: seed variance unknown) |" in lines[3]
+    assert lines[4].startswith("| content |") and "| beyond sentence noise (one seed: seed variance unknown) |" in lines[4]
+
+
 def test_the_report_pools_seeds_by_mechanism_and_draws_long_form_and_true_alignment(tmp_path):
     import json
 

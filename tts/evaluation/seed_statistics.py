@@ -6,7 +6,9 @@ The interval is a two-level bootstrap: each replicate draws the test sentences w
 (the same draw for both mechanisms: the comparison stays paired) and, for each mechanism, its
 seeds with replacement; a mechanism's CER in a replicate is the mean over its drawn seeds of the
 pooled CER (character errors / characters) over the drawn sentences. A difference is called real
-when its interval excludes zero. With three seeds, resampling seeds understates their variance by a
+when its interval excludes zero and both mechanisms have at least :data:`MIN_SEEDS` seeds: with
+one seed the bootstrap sees no seed variance, so such a difference is reported as beyond (or within)
+the sentences' noise only, never as real. With three seeds, resampling seeds understates their variance by a
 factor of about (n − 1)/n; the between-seed SD is shown beside it so that a reader can judge.
 The table names the CPU class that trained each seed (bf16 numbers depend on it).
 """
@@ -21,6 +23,7 @@ import numpy as np
 from tts.devices import cpu_class
 
 SEEDED = re.compile(r"^(?P<mechanism>.+)-s(?P<seed>\d+)$")
+MIN_SEEDS = 2  # the fewest seeds per mechanism whose variance a difference can include
 
 
 @dataclass
@@ -70,15 +73,29 @@ def _on_shared_sentences(runs: list[SeededRun], ids: list[str]) -> tuple[np.ndar
 
 @dataclass
 class Difference:
-    """``mechanism − reference`` in mean test CER, with its bootstrap interval."""
+    """``mechanism − reference`` in mean test CER, with its bootstrap interval; ``seeds``: the fewer
+    of the two mechanisms' seed counts."""
 
     mean: float
     low: float
     high: float
+    seeds: int
+
+    @property
+    def excludes_zero(self) -> bool:
+        return self.low > 0 or self.high < 0
 
     @property
     def real(self) -> bool:
-        return self.low > 0 or self.high < 0
+        """Beyond the noise of both the sentences and the seeds (needs :data:`MIN_SEEDS` seeds each)."""
+        return self.excludes_zero and self.seeds >= MIN_SEEDS
+
+    @property
+    def verdict(self) -> str:
+        if self.seeds >= MIN_SEEDS:
+            return "real" if self.real else "within seed and sentence noise"
+        noun = "one seed" if self.seeds == 1 else f"{self.seeds} seeds"
+        return f"{'beyond' if self.excludes_zero else 'within'} sentence noise ({noun}: seed variance unknown)"
 
 
 def bootstrap_difference(a: list[SeededRun], b: list[SeededRun], replicates: int = 2000,
@@ -100,7 +117,7 @@ def bootstrap_difference(a: list[SeededRun], b: list[SeededRun], replicates: int
     differences = cer_a[seeds_a, rows[:, None]].mean(axis=1) - cer_b[seeds_b, rows[:, None]].mean(axis=1)
     observed = float((errors_a.sum(axis=1) / chars.sum()).mean() - (errors_b.sum(axis=1) / chars.sum()).mean())
     low, high = np.percentile(differences, [2.5, 97.5])
-    return Difference(observed, float(low), float(high))
+    return Difference(observed, float(low), float(high), min(len(a), len(b)))
 
 
 @dataclass
@@ -148,7 +165,7 @@ def mechanisms_table(summaries: list[MechanismSummary]) -> str:
         if s.versus_best is not None:
             d = s.versus_best
             versus = f"{d.mean:+.3f} [{d.low:+.3f}, {d.high:+.3f}]"
-            verdict = "real" if d.real else "within seed and sentence noise"
+            verdict = d.verdict
         lines.append(f"| {s.mechanism} | {len(s.seeds)} | {s.mean:.3f}{spread} | "
                      f"{', '.join(f'{c:.3f}' for c in s.cers)} | {versus} | {verdict} | {', '.join(s.cpus)} |")
     return "\n".join(lines) + "\n"

@@ -114,8 +114,8 @@ def study_table(result: dict) -> str:
     mechanisms = mechanisms_table(compare_mechanisms(result["rows"]))
     truth = truth_and_long_form_table(rows)
     return ("\n".join(lines) + "\n" + (f"\nThe same variants with another seed:\n\n{seeds}" if seeds else "")
-            + (f"\nBy mechanism, seeds pooled (differences include seed variance: "
-               f"tts.evaluation.seed_statistics):\n\n{mechanisms}" if mechanisms else "")
+            + (f"\nBy mechanism, seeds pooled (differences include seed variance where both mechanisms have "
+               f"two seeds or more: tts.evaluation.seed_statistics):\n\n{mechanisms}" if mechanisms else "")
             + (f"\nAlignment against the true phone timings and long passages said in one go, by mechanism "
                f"(means over its runs):\n\n{truth}" if truth else ""))
 
