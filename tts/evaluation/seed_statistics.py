@@ -92,6 +92,7 @@ class Difference:
 
     @property
     def verdict(self) -> str:
+        """What the table says of it: real, within the noise, or (too few seeds) sentences' noise only."""
         if self.seeds >= MIN_SEEDS:
             return "real" if self.real else "within seed and sentence noise"
         noun = "one seed" if self.seeds == 1 else f"{self.seeds} seeds"
