@@ -12,7 +12,8 @@
 # words). JOBS (default 2): Festival processes speaking the corpora.
 # Needs the synthetic corpus (bash egs/synthetic/run.sh --stop-stage 1). The bundled voice is
 # `--steps 1500 -- train.amp=bf16`'s release_last.pt (docs/results.md, "A wider corpus"): about
-# 30 min (AMD EPYC Zen 4, JOBS=2) to 1.5 h for the corpora and 1 h of training on one thread, then 30-40 min per scored release.
+# 30 min (AMD EPYC Zen 4, JOBS=2) to 1.5 h for the corpora and 1 h of training on one thread, then
+# 30-40 min per scored release.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 TTS=${TTS:-.venv/bin/tts}; PY=${PY:-.venv/bin/python}

@@ -7,9 +7,10 @@ The interval is a two-level bootstrap: each replicate draws the test sentences w
 seeds with replacement; a mechanism's CER in a replicate is the mean over its drawn seeds of the
 pooled CER (character errors / characters) over the drawn sentences. A difference is called real
 when its interval excludes zero and both mechanisms have at least :data:`MIN_SEEDS` seeds: with
-one seed the bootstrap sees no seed variance, so such a difference is reported as beyond (or within)
-the sentences' noise only, never as real. With three seeds, resampling seeds understates their variance by a
-factor of about (n − 1)/n; the between-seed SD is shown beside it so that a reader can judge.
+one seed the bootstrap sees no seed variance, so such a difference is reported as beyond (or
+within) the sentences' noise only, never as real. With three seeds, resampling seeds understates
+their variance by a factor of about (n − 1)/n; the between-seed SD is shown beside it so that a
+reader can judge.
 The table names the CPU class that trained each seed (bf16 numbers depend on it).
 """
 
@@ -94,7 +95,7 @@ class Difference:
     def verdict(self) -> str:
         """What the table says of it: real, within the noise, or (too few seeds) sentences' noise only."""
         if self.seeds >= MIN_SEEDS:
-            return "real" if self.real else "within seed and sentence noise"
+            return "real" if self.excludes_zero else "within seed and sentence noise"
         noun = "one seed" if self.seeds == 1 else f"{self.seeds} seeds"
         return f"{'beyond' if self.excludes_zero else 'within'} sentence noise ({noun}: seed variance unknown)"
 

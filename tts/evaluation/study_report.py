@@ -14,7 +14,7 @@ from pathlib import Path
 import numpy as np
 
 from tts.evaluation.robustness import LONG_MULTIPLES
-from tts.evaluation.seed_statistics import SEEDED, compare_mechanisms, mechanisms_table
+from tts.evaluation.seed_statistics import MIN_SEEDS, SEEDED, compare_mechanisms, mechanisms_table
 from tts.metrics.true_alignment import score_line
 from tts.plots import alignment_grid, figure_of_lines, save_figure, scatter_figure
 
@@ -115,7 +115,7 @@ def study_table(result: dict) -> str:
     truth = truth_and_long_form_table(rows)
     return ("\n".join(lines) + "\n" + (f"\nThe same variants with another seed:\n\n{seeds}" if seeds else "")
             + (f"\nBy mechanism, seeds pooled (differences include seed variance where both mechanisms have "
-               f"two seeds or more: tts.evaluation.seed_statistics):\n\n{mechanisms}" if mechanisms else "")
+               f"{MIN_SEEDS} seeds or more: tts.evaluation.seed_statistics):\n\n{mechanisms}" if mechanisms else "")
             + (f"\nAlignment against the true phone timings and long passages said in one go, by mechanism "
                f"(means over its runs):\n\n{truth}" if truth else ""))
 
