@@ -6,6 +6,7 @@ import importlib.util
 import os
 import shutil
 import subprocess
+import sys
 import types
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -85,6 +86,7 @@ def repo_script(relative: str, name: str | None = None) -> types.ModuleType:
     spec = importlib.util.spec_from_file_location(name or path.stem, path)
     assert spec is not None and spec.loader is not None
     module = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = module  # dataclasses look their module up while the script runs
     spec.loader.exec_module(module)
     return module
 
