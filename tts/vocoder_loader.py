@@ -22,7 +22,7 @@ def vocoder_for(option: str | Path | VocoderChoice, device: str | torch.device =
     it will be fed), a neural vocoder trained on other settings is refused; Griffin-Lim needs
     ``audio`` and takes ``griffin_lim``'s settings."""
     choice = option if isinstance(option, VocoderChoice) else resolve(option)
-    if choice.source == "griffin-lim":
+    if not choice.neural:
         if audio is None:
             raise TTSError("Griffin-Lim needs the audio settings of the mels it inverts")
         return GriffinLim(audio, griffin_lim).to(device)

@@ -178,7 +178,7 @@ def bench_model(threads: int = 2, config_path: str | None = None, train_steps: i
     config = load_config(config_path or CONFIGS / "tacotron2.yaml",
                          [f"model.speakers.names=[{','.join(f's{i}' for i in range(speakers))}]"] if speakers else None)
     choice = resolve(vocoder or "")  # a vocoder that does not suit the config's mels fails before any timing
-    griffin_lim = choice.source == "griffin-lim"
+    griffin_lim = not choice.neural
     voice = vocoder_for(choice, device, config.audio, GriffinLimConfig(iterations=griffin_lim_iters))
     n_symbols = len(SymbolInventory())
     model = build_model(config.model, n_symbols, config.audio).to(device)

@@ -47,7 +47,7 @@ def standalone_vocoder(args: argparse.Namespace) -> Vocoder:
     from tts.vocoders import GriffinLim
     from tts.vocoders.catalogue import resolve
 
-    if resolve(args.vocoder).source != "griffin-lim":
+    if resolve(args.vocoder).neural:
         if args.iters is not None:
             raise TTSError("--iters sets Griffin-Lim's iterations; it does not apply to a neural --vocoder")
         vocoder = vocoder_for(args.vocoder)

@@ -31,7 +31,7 @@ from tts.vocoders.catalogue import resolve, short_names
 def _load_vocoders(options: list[str], audio: AudioConfig, device: str) -> tuple[AudioConfig, dict[str, Vocoder]]:
     """The vocoders by name, and the audio settings their mels are made with: the neural vocoders'
     (which must agree), else ``audio``."""
-    neural = {o: vocoder_for(o, device) for o in options if resolve(o).source != "griffin-lim"}
+    neural = {o: vocoder_for(o, device) for o in options if resolve(o).neural}
     if neural:
         first, *others = neural.items()
         for option, vocoder in others:

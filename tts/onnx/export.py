@@ -227,7 +227,7 @@ def export_checkpoint(path: str | Path | None, out: str | Path, changes: Mapping
                        "export with inference.prenet_dropout=false (and check that it still reads), or use the .pt")
     loaded.config = replace(loaded.config, inference=settings)
     vocoder = None
-    if resolve(settings.vocoder).source != "griffin-lim":
+    if resolve(settings.vocoder).neural:
         vocoder = vocoder_for(settings.vocoder)
         vocoder.check_compatible(loaded.audio)
     return export_onnx(loaded, vocoder, settings.vocoder, out, int8)

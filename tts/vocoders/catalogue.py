@@ -26,6 +26,11 @@ class VocoderChoice:
     weights: Path | str | None = None
     about: str = ""
 
+    @property
+    def neural(self) -> bool:
+        """A network with weights (every source but Griffin-Lim, which needs only the audio settings)."""
+        return self.source != "griffin-lim"
+
 
 CATALOGUE: dict[str, VocoderChoice] = {choice.name: choice for choice in (
     VocoderChoice("hifigan", "pretrained-hifigan", "generator_LJSpeech.pth.tar",
