@@ -6,7 +6,10 @@
 # checkpoint; one whose result file is committed in docs/attention_study/v2_results/ is not trained
 # again, on this machine or a new one). Spread a mechanism's seeds over days and machines.
 #   nohup setsid bash egs/synthetic/attention_study_v2.sh --seed 1 forward hard ... > exp/logs/study_v2_a.log 2>&1 &
+#   ... --seed 1 hard --seed 2 gmm forward          # several seeds in one lane, in that order
 #   bash egs/synthetic/attention_study_v2.sh --report     # the report of what has finished
+#   python egs/synthetic/study_status.py                 # which runs are finished, under way, left
+#   python egs/synthetic/stop_study.py                   # stop every lane (checkpoints at the exact step)
 # --transformer first: the Transformer-TTS arm instead (configs/attention_study_v2_transformer.yaml,
 # exp/attention_study_v2_transformer), its variants alpha_learned and alpha_fixed:
 #   nohup setsid bash egs/synthetic/attention_study_v2.sh --transformer --seed 1 alpha_learned alpha_fixed > ... &
@@ -34,8 +37,22 @@ cp -n "$RESULTS"/* "$OUT/results/" 2>/dev/null || true
 if [ "${1:-}" = "--report" ]; then
   exec "${STUDY[@]}" --report-only
 fi
-[ "${1:-}" = "--seed" ] && [ $# -ge 3 ] || { echo "error: usage: $0 --seed N KIND [KIND ...] (or --report)" >&2; exit 2; }
-seed=$2; shift 2
+usage="usage: $0 --seed N KIND [KIND ...] [--seed M KIND ...] (or --report)"
+[ "${1:-}" = "--seed" ] || { echo "error: $usage" >&2; exit 2; }
+# every --seed a whole number followed by at least one kind, checked before anything trains
+seed=""; kinds=0
+for arg in "$@"; do
+  if [ "$seed" = next ]; then
+    [[ "$arg" =~ ^[0-9]+$ ]] || { echo "error: --seed takes a whole number, got '$arg'; $usage" >&2; exit 2; }
+    seed=$arg
+  elif [ "$arg" = --seed ]; then
+    [ -z "$seed" ] || [ "$kinds" -gt 0 ] || { echo "error: --seed $seed names no kind to train; $usage" >&2; exit 2; }
+    seed=next; kinds=0
+  else
+    kinds=$((kinds + 1))
+  fi
+done
+[ "$seed" != next ] && [ "$kinds" -gt 0 ] || { echo "error: the last --seed names no kind to train; $usage" >&2; exit 2; }
 # The protocol trains under bf16 autocast; a CPU without bfloat16 arithmetic (AVX2 only) emulates it,
 # 5.5x slower than float32 (docs/reliability.md): a run would take days there. EMULATED_BF16=1 runs anyway.
 if [ "${EMULATED_BF16:-0}" != 1 ] && ! "$PY" -c \
@@ -56,10 +73,13 @@ variant() {
   esac
   echo "$kind:model.tacotron2.attention.kind=$kind$extra"
 }
-extras=(--no-suite)
-[ "$seed" = 1 ] && extras=(--long-form)
 export OMP_NUM_THREADS=1
+seed=""
 for kind in "$@"; do
+  if [ "$kind" = --seed ]; then seed=next; continue; fi
+  if [ "$seed" = next ]; then seed=$kind; continue; fi
+  extras=(--no-suite)
+  [ "$seed" = 1 ] && extras=(--long-form)
   echo "[$(date +%H:%M:%S)] $kind, seed $seed"
   spec=$(variant "$kind")
   "${STUDY[@]}" --seeds "$seed" --variant "$spec" "${extras[@]}"

@@ -21,6 +21,8 @@ from tts.config.attention import ATTENTION_KINDS
 from tts.evaluation.report import read_metrics
 
 ROOT = Path(__file__).resolve().parents[2]
+#: the study's budget in updates (attention_study_v2.sh's --steps)
+BUDGET = 10720
 #: registry names that compute another mechanism's function bit for bit (second_edition.md, "Two rows
 #: are one function"): kept in the registry, not trained in the study
 IDENTICAL = {"luong_dot": "luong_general", "luong_concat": "content"}
@@ -106,7 +108,7 @@ def render(arms: dict[str, list[RunState]], seeds: list[int], steps: int) -> str
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--seeds", type=int, nargs="+", default=[1, 2, 3])
-    parser.add_argument("--steps", type=int, default=10720, help="the budget (attention_study_v2.sh's --steps)")
+    parser.add_argument("--steps", type=int, default=BUDGET, help="the budget (attention_study_v2.sh's --steps)")
     parser.add_argument("--root", type=Path, default=ROOT, help="the repository (its docs/ and exp/)")
     args = parser.parse_args(argv)
     print(render(status(args.root, args.seeds), args.seeds, args.steps))
