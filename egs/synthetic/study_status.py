@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import re
 import statistics
 import sys
 from dataclasses import dataclass
@@ -19,6 +18,7 @@ from pathlib import Path
 
 from tts.config.attention import ATTENTION_KINDS
 from tts.evaluation.report import read_metrics
+from tts.training.experiment import ExperimentFolder, checkpoint_step
 
 ROOT = Path(__file__).resolve().parents[2]
 #: the study's budget in updates (attention_study_v2.sh's --steps)
@@ -65,11 +65,11 @@ def run_state(variant: str, seed: int, results: Path, runs: Path) -> RunState:
     if result_file.is_file():
         return RunState(variant, seed, json.loads(result_file.read_text()), 0, None)
     folder = runs / name
-    steps = [int(m.group(1)) for p in folder.glob("checkpoint_*.pt") if (m := re.fullmatch(r"checkpoint_(\d+)\.pt", p.name))]
+    latest = ExperimentFolder(folder).latest()
     validations = [m for m in read_metrics(folder / "metrics.jsonl") if m.get("split") == "val"] \
         if (folder / "metrics.jsonl").is_file() else []
     tracking = validations[-1].get("true_tracking_accuracy") if validations else None
-    return RunState(variant, seed, None, max(steps, default=0), tracking)
+    return RunState(variant, seed, None, 0 if latest is None else checkpoint_step(latest), tracking)
 
 
 def status(root: Path, seeds: list[int]) -> dict[str, list[RunState]]:
