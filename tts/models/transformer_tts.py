@@ -263,6 +263,10 @@ class TransformerTTS(AutoregressiveTTS):
 
     # ------------------------------------------------------------------ teacher forcing
     def forward(self, batch) -> ModelOutput:
+        """Teacher forcing: the batch's ids ``(B, T_text)`` and mels ``(B, n_mels, T_mel)`` → mels before
+        and after the postnet ``(B, n_mels, T_mel)``, stop logits ``(B, T_steps)``, the guided heads'
+        mean ``(B, T_steps, T_text)`` and every encoder-decoder head ``(B, L, H, T_steps, T_text)``
+        (``T_steps = T_mel / reduction_factor``)."""
         memory, mask = self.encode(batch.ids, batch.text_lengths, batch.speakers, batch.speaker_vectors)
         inputs = self.decoder_inputs(batch.mels)
         steps = inputs.shape[1]

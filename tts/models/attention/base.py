@@ -130,6 +130,10 @@ class Attention(nn.Module):
         self.query_dim, self.memory_dim = query_dim, memory_dim
 
     def init_state(self, memory: torch.Tensor, memory_mask: torch.Tensor) -> AttentionState:
+        """The state before the first decoder step, for the encoder's output ``(B, T_text, memory_dim)``
+        and its padding mask ``(B, T_text)``: monotonic mechanisms (and any with ``start_on_first_token``)
+        start on the first token, the others with no weight anywhere; an item whose mask hides every
+        step is refused."""
         if not bool(memory_mask.any(dim=1).all()):
             raise TTSError("attention mask hides every encoder step of some item (empty input?)")
         if self.monotonic or self.config.start_on_first_token:
@@ -164,6 +168,9 @@ class Attention(nn.Module):
 
     def forward(self, query: torch.Tensor, state: AttentionState,
                 window: torch.Tensor | None = None) -> tuple[torch.Tensor, torch.Tensor, AttentionState]:
+        """One decoder step: the query ``(B, query_dim)`` → the context ``(B, memory_dim)``, the weights
+        ``(B, T_text)`` and the next state (weights and their running sum recorded); ``window``
+        ``(B, T_text)``, when given, confines the weights further than the padding mask."""
         mask = state.mask if window is None else state.mask & window
         weights, state = self.align(query, state, mask)
         context = torch.bmm(weights.unsqueeze(1), state.memory).squeeze(1)
