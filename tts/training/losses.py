@@ -82,6 +82,8 @@ class TTSLoss(nn.Module):
         self.config = config
 
     def forward(self, output: ModelOutput, batch, step: int = 0) -> dict[str, torch.Tensor]:
+        """Each term as a scalar for the teacher-forced ``output`` of ``batch`` (mels ``(B, n_mels,
+        T_mel)``, alignments ``(B, T_mel / r, T_text)``); ``step``, the update, sets the guided-attention weight."""
         c = self.config
         terms = {
             "mel": masked_mel_loss(output.mel_before, batch.mels, batch.mel_lengths, c.mel_loss, c.reduction),
