@@ -101,7 +101,7 @@ class Decodable(Protocol):
         ...
 
     def refine(self, mel_before: torch.Tensor, mel_lengths: torch.Tensor) -> torch.Tensor:
-        """The postnet's output ``(B, n_mels, T_mel)`` for the decoder's frames ``(B, n_mels, T_mel)``."""
+        """The decoder's frames ``(B, n_mels, T_mel)`` refined by the postnet (same shape)."""
         ...
 
 
