@@ -1,6 +1,7 @@
 """egs/synthetic/stop_study.py: stopping the study's lanes and snapshotting the runs they leave."""
 
 import json
+import re
 import subprocess
 import time
 
@@ -48,6 +49,8 @@ def test_stop_ends_the_lanes_of_its_checkout_and_snapshots_what_they_left(tmp_pa
     snapshots = list((tmp_path / "docs/attention_study/v2_progress").glob("*.json"))
     assert [p.name.split("_")[0] for p in snapshots] == ["hard-s1"]   # gmm finished, stepwise not started
     record = json.loads(snapshots[0].read_text())
+    assert snapshots[0].name == f"hard-s1_{record['date']}T{record['time_utc'].replace(':', '')}Z.json"
+    assert re.fullmatch(r"\d{4}-\d{2}-\d{2}", record["date"]) and re.fullmatch(r"\d{2}:\d{2}", record["time_utc"])
     assert record["status"].endswith("at 4,424, tracking 0.75")
     assert record["command"] == "bash egs/synthetic/attention_study_v2.sh --seed 1 hard"
     assert record["checkpoints_saved"] == ["checkpoint_00004424.pt"]

@@ -1,7 +1,8 @@
 """Stop the attention study's lanes on this machine: SIGTERM to each lane's process group (training
 saves a checkpoint at the exact step, an evaluation keeps its journal; the lane command resumes
 both), wait for them to exit, and write a committable snapshot of each run they left under way
-(egs/synthetic/run_progress.py) to docs/attention_study/<arm>_progress/<run>_<date>.json.
+(egs/synthetic/run_progress.py) to docs/attention_study/<arm>_progress/<run>_<date>T<HHMM>Z.json
+(UTC; many sessions share a date, and no snapshot replaces an earlier one).
 
     python egs/synthetic/stop_study.py [--wait 300] [--no-snapshots]
 
@@ -87,8 +88,9 @@ def _exists(group: int) -> bool:
     return False
 
 
-def write_snapshots(root: Path, runs: list[tuple[str, str, int]], date: str) -> list[Path]:
-    """A snapshot of each run that is under way (a checkpoint, no result file); the files written."""
+def write_snapshots(root: Path, runs: list[tuple[str, str, int]], date: str, time_utc: str) -> list[Path]:
+    """A snapshot of each run that is under way (a checkpoint, no result file), stamped with the stop's
+    ``date`` (YYYY-MM-DD) and ``time_utc`` (HH:MM); the files written."""
     written = []
     for arm, variant, seed in runs:
         _, results, folders = ARMS[arm]
@@ -96,9 +98,10 @@ def write_snapshots(root: Path, runs: list[tuple[str, str, int]], date: str) -> 
         if state.finished or state.step == 0:
             continue
         command = f"bash egs/synthetic/{SCRIPT} {'--transformer ' if arm != 'v2' else ''}--seed {seed} {variant}"
-        record = {"status": f"stopped with SIGTERM on {date}: {state.cell(BUDGET)}", "command": command, "date": date,
-                  **snapshot(root / folders / f"{variant}-s{seed}")}
-        out = root / "docs/attention_study" / f"{arm}_progress" / f"{variant}-s{seed}_{date}.json"
+        record = {"status": f"stopped with SIGTERM on {date} {time_utc} UTC: {state.cell(BUDGET)}", "command": command,
+                  "date": date, "time_utc": time_utc, **snapshot(root / folders / f"{variant}-s{seed}")}
+        stamp = f"{date}T{time_utc.replace(':', '')}Z"
+        out = root / "docs/attention_study" / f"{arm}_progress" / f"{variant}-s{seed}_{stamp}.json"
         out.parent.mkdir(parents=True, exist_ok=True)
         out.write_text(json.dumps(record, indent=1) + "\n")
         written.append(out)
@@ -125,7 +128,8 @@ def main(argv: list[str] | None = None) -> int:
         return 2
     if not args.no_snapshots:
         runs = [run for command in lanes.values() for run in lane_runs(command)]
-        for path in write_snapshots(root, runs, time.strftime("%Y-%m-%d", time.gmtime())):
+        now = time.gmtime()
+        for path in write_snapshots(root, runs, time.strftime("%Y-%m-%d", now), time.strftime("%H:%M", now)):
             print(f"snapshot: {path.relative_to(root)}")
     return 0
 
