@@ -51,7 +51,6 @@ from __future__ import annotations
 
 import argparse
 import gzip
-import multiprocessing as mp
 import os
 import random
 import re
@@ -73,8 +72,8 @@ from tts.data.corpus import (  # noqa: E402
     write_splits,
 )
 from tts.data.engines import ENGINE_VOICES, ENGINES, VOICES, check_engine, check_voice, speak_timed  # noqa: E402
-from tts.data.features import quiet_worker, stop_signals_raise  # noqa: E402
 from tts.data.timings import timings_path, write_timings  # noqa: E402
+from tts.data.workers import started_pool, stop_signals_raise  # noqa: E402
 from tts.errors import Stopped, TTSError, report_to_user  # noqa: E402
 from tts.text import normalize_text  # noqa: E402
 from tts.text.sentences import sentences  # noqa: E402
@@ -335,7 +334,7 @@ def synthesize(out: Path, utterances: list[Utterance], args: argparse.Namespace)
             for u in utterances]
     failures: dict[str, str] = {}
     outcomes: Counter[str] = Counter()
-    with mp.Pool(args.jobs, initializer=quiet_worker) as pool:
+    with started_pool(args.jobs) as pool:
         for uid, outcome, error in tqdm(pool.imap_unordered(speak_job, jobs), total=len(jobs),
                                         desc=",".join(args.speakers) or ENGINE_VOICES[args.engine], unit="utt"):
             outcomes[outcome] += 1

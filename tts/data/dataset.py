@@ -18,6 +18,7 @@ from tts.config import DataConfig, ExperimentConfig
 from tts.config.data import Oversampling
 from tts.data.corpus import corpus_speakers, read_split
 from tts.data.features import feature_dir, read_manifest
+from tts.data.workers import STOP_SIGNALS
 from tts.errors import TTSError
 
 
@@ -275,8 +276,6 @@ class RandomBatchSampler(EpochBatchSampler):
             batches.pop()
         return batches
 
-
-STOP_SIGNALS = (signal.SIGINT, signal.SIGTERM)
 
 
 def leave_stop_signals_to_the_trainer(worker_id: int) -> None:

@@ -23,20 +23,17 @@ import dataclasses
 import hashlib
 import json
 import logging
-import multiprocessing as mp
 import os
-import signal
-import threading
-from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Iterator
+from typing import Any
 
 import numpy as np
 
 from tts.config import AudioConfig, DataConfig, ExperimentConfig, TextConfig
 from tts.data.corpus import Utterance, read_metadata
-from tts.errors import Stopped, TTSError
+from tts.data.workers import started_pool, stop_signals_raise
+from tts.errors import TTSError
 
 log = logging.getLogger(__name__)
 FEATURE_VERSION = 1
@@ -103,80 +100,6 @@ class _Result:
 
 
 _WORKER: dict[str, Any] = {}
-STOP_SIGNALS = {signal.SIGINT, signal.SIGTERM}
-#: how long a pool waits for its workers to start before it works with those that have
-WORKER_START_SECONDS = 300.0
-
-
-@contextmanager
-def stop_signals_raise(what: str) -> Iterator[None]:
-    """Within the block SIGINT and SIGTERM raise :class:`~tts.errors.Stopped` in this process (the
-    command reports one line and exits 130 / 143), so a pool is torn down rather than orphaned."""
-    def stop(signum: int, _frame: object) -> None:
-        raise Stopped(signum, what)
-
-    if threading.current_thread() is not threading.main_thread():  # signals reach the main thread only
-        yield
-        return
-    previous = {s: signal.signal(s, stop) for s in (signal.SIGINT, signal.SIGTERM)}
-    try:
-        yield
-    finally:
-        for s, handler in previous.items():
-            signal.signal(s, handler)
-
-
-def quiet_worker() -> None:
-    """A pool worker's stop signals: Ctrl-C (which reaches the whole process group) is the parent's
-    to report, and SIGTERM (the pool's terminate(), or a kill of the group) ends the worker without a
-    word. SIGTERM gets the kernel's default action, not a Python handler: a Python handler runs only
-    between bytecodes, so a SIGTERM that lands just before the worker blocks on the task queue's lock
-    would never be acted on, and the pool would wait for that worker forever."""
-    signal.signal(signal.SIGINT, signal.SIG_IGN)
-    signal.signal(signal.SIGTERM, signal.SIG_DFL)
-
-
-def _init_worker(ready: Any, audio: AudioConfig, text: TextConfig, root: str, out: str, max_frames: int,
-                 max_tokens: int) -> None:
-    """A pool worker's start: its settings and quiet stop signals, then the stop signals the parent
-    held back while spawning it (inherited as blocked) are let through, and ``ready`` (a barrier the
-    parent waits on too) is passed."""
-    _prepare(audio, text, root, out, max_frames, max_tokens)
-    quiet_worker()
-    signal.pthread_sigmask(signal.SIG_UNBLOCK, STOP_SIGNALS)
-    _wait_for_start(ready)
-
-
-def _wait_for_start(ready: Any) -> None:
-    """Wait at the start-up barrier shared by a pool and its workers for at most
-    :data:`WORKER_START_SECONDS`; a barrier broken by a side that stopped waiting lets this one
-    work on regardless."""
-    try:
-        ready.wait(WORKER_START_SECONDS)
-    except threading.BrokenBarrierError:
-        pass
-
-
-@contextmanager
-def started_pool(workers: int, init_args: tuple) -> Iterator[Any]:
-    """A spawn pool of ``workers`` running :func:`_init_worker`, returned once every worker has
-    started. Until then the parent's stop signals wait: a Ctrl-C or ``kill`` that tore the pool down
-    while a child was still reading its start-up data from the parent would leave that child's
-    EOFError traceback on the terminal."""
-    context = mp.get_context("spawn")
-    ready = context.Barrier(workers + 1)
-    signal.pthread_sigmask(signal.SIG_BLOCK, STOP_SIGNALS)
-    try:
-        pool = context.Pool(workers, _init_worker, (ready, *init_args))
-    except BaseException:
-        signal.pthread_sigmask(signal.SIG_UNBLOCK, STOP_SIGNALS)
-        raise
-    with pool:  # torn down however the block ends, also by a stop raised when the signals are let through
-        try:
-            _wait_for_start(ready)
-        finally:
-            signal.pthread_sigmask(signal.SIG_UNBLOCK, STOP_SIGNALS)
-        yield pool
 
 
 def _prepare(audio: AudioConfig, text: TextConfig, root: str, out: str, max_frames: int, max_tokens: int) -> None:
@@ -299,7 +222,7 @@ def compute_features(root: str | Path, config: ExperimentConfig, num_workers: in
     bar = tqdm(total=len(todo), desc="features", unit="utt", disable=not progress)
     with stop_signals_raise("tts features"):
         if num_workers > 1 and len(todo) > 1:
-            with started_pool(num_workers, init_args) as pool:
+            with started_pool(num_workers, _prepare, init_args) as pool:
                 for result in pool.imap_unordered(_process, todo, chunksize=8):
                     results.append(result)
                     bar.update()
