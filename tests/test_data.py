@@ -272,13 +272,12 @@ def test_short_utterances_join_the_training_split_only_and_leave_the_suite_out(t
 
 @pytest.mark.skipif(subprocess.run(["which", "flite"], capture_output=True).returncode != 0,
                     reason="flite not installed (make system-deps)")
-def test_a_rerun_respeaks_what_an_interrupted_run_said_with_other_texts(tmp_path, monkeypatch):
+def test_a_rerun_respeaks_what_an_interrupted_run_said_with_other_texts(tmp_path):
     """A run that changed texts and was stopped leaves the new texts in texts.tsv, their wavs, and
     the old metadata.csv: the next run with the old texts must speak those wavs again."""
     import argparse
 
     prepare = repo_script("recipes/synthetic/prepare.py")
-    monkeypatch.setitem(sys.modules, "prepare", prepare)  # its pool's (forked) workers find it by name
     args = argparse.Namespace(engine="flite", jobs=1, sample_rate=22050, speakers=[])
     texts = {"SHT00001": "Good morning.", "SHT00002": "Kettle."}
     original = [prepare.Utterance(uid, text, normalize_text(text)) for uid, text in texts.items()]

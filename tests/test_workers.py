@@ -4,7 +4,7 @@ import multiprocessing as mp
 import os
 import signal
 
-from tts.data.workers import STOP_SIGNALS, started_pool
+from tts.data.workers import STOP_SIGNALS, share_out, started_pool
 
 
 def _sigterm_to_the_first_worker(marker: str) -> None:
@@ -36,3 +36,15 @@ def test_a_sigterm_that_reaches_a_starting_worker_ends_it_once_let_through(tmp_p
     with started_pool(1, _sigterm_to_the_first_worker, (str(marker),)) as pool:
         first = int(marker.read_text())
         assert pool.apply(os.getpid) != first
+
+
+def test_shared_out_work_gives_every_result_with_workers_or_in_this_process(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path.parent)   # restored after the in-process setup below moves this process
+    assert sorted(share_out(abs, [-3, 1, -2, 4], workers=2)) == [1, 2, 3, 4]
+    assert list(share_out(os.path.isabs, ["x"], workers=2, setup=os.chdir, setup_args=(str(tmp_path),))) == [False]
+    assert os.getcwd() == str(tmp_path)   # one item: no pool, the setup ran here
+    started = share_out(abs, range(-50, 0), workers=2)
+    assert next(started) > 0
+    workers = {p.pid for p in mp.active_children()}
+    started.close()                      # read no further: the pool is torn down
+    assert len(workers) >= 2 and not workers & {p.pid for p in mp.active_children()}

@@ -73,7 +73,7 @@ from tts.data.corpus import (  # noqa: E402
 )
 from tts.data.engines import ENGINE_VOICES, ENGINES, VOICES, check_engine, check_voice, speak_timed  # noqa: E402
 from tts.data.timings import timings_path, write_timings  # noqa: E402
-from tts.data.workers import started_pool, stop_signals_raise  # noqa: E402
+from tts.data.workers import share_out, stop_signals_raise  # noqa: E402
 from tts.errors import Stopped, TTSError, report_to_user  # noqa: E402
 from tts.text import normalize_text  # noqa: E402
 from tts.text.sentences import sentences  # noqa: E402
@@ -334,12 +334,11 @@ def synthesize(out: Path, utterances: list[Utterance], args: argparse.Namespace)
             for u in utterances]
     failures: dict[str, str] = {}
     outcomes: Counter[str] = Counter()
-    with started_pool(args.jobs) as pool:
-        for uid, outcome, error in tqdm(pool.imap_unordered(speak_job, jobs), total=len(jobs),
-                                        desc=",".join(args.speakers) or ENGINE_VOICES[args.engine], unit="utt"):
-            outcomes[outcome] += 1
-            if error:
-                failures[uid] = error
+    for uid, outcome, error in tqdm(share_out(speak_job, jobs, args.jobs), total=len(jobs),
+                                    desc=",".join(args.speakers) or ENGINE_VOICES[args.engine], unit="utt"):
+        outcomes[outcome] += 1
+        if error:
+            failures[uid] = error
     print("speech: " + ", ".join(f"{n} {outcome}" for outcome, n in sorted(outcomes.items())))
     if outcomes["changed"]:
         print(f"warning: {outcomes['changed']} stored wavs differed from what {args.engine} says now "

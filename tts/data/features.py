@@ -32,7 +32,7 @@ import numpy as np
 
 from tts.config import AudioConfig, DataConfig, ExperimentConfig, TextConfig
 from tts.data.corpus import Utterance, read_metadata
-from tts.data.workers import started_pool, stop_signals_raise
+from tts.data.workers import share_out, stop_signals_raise
 from tts.errors import TTSError
 
 log = logging.getLogger(__name__)
@@ -221,16 +221,9 @@ def compute_features(root: str | Path, config: ExperimentConfig, num_workers: in
     results = list(reused.values())
     bar = tqdm(total=len(todo), desc="features", unit="utt", disable=not progress)
     with stop_signals_raise("tts features"):
-        if num_workers > 1 and len(todo) > 1:
-            with started_pool(num_workers, _prepare, init_args) as pool:
-                for result in pool.imap_unordered(_process, todo, chunksize=8):
-                    results.append(result)
-                    bar.update()
-        else:
-            _prepare(*init_args)
-            for utt in todo:
-                results.append(_process(utt))
-                bar.update()
+        for result in share_out(_process, todo, num_workers, _prepare, init_args, chunksize=8):
+            results.append(result)
+            bar.update()
     bar.close()
     for result in results:
         result.key = keys[result.id]

@@ -17,11 +17,13 @@ import multiprocessing as mp
 import signal
 import threading
 from contextlib import contextmanager
-from typing import Any, Callable, Iterator
+from typing import Any, Callable, Iterable, Iterator, TypeVar
 
 from tts.errors import Stopped
 
 STOP_SIGNALS = (signal.SIGINT, signal.SIGTERM)
+T = TypeVar("T")
+R = TypeVar("R")
 #: how long a pool waits for its workers to start before it works with those that have
 WORKER_START_SECONDS = 300.0
 
@@ -97,3 +99,19 @@ def started_pool(workers: int, setup: Callable[..., None] | None = None, setup_a
         finally:
             signal.pthread_sigmask(signal.SIG_UNBLOCK, STOP_SIGNALS)
         yield pool
+
+
+def share_out(function: Callable[[T], R], items: Iterable[T], workers: int, setup: Callable[..., None] | None = None,
+              setup_args: tuple = (), chunksize: int = 1) -> Iterator[R]:
+    """``function`` of every item, in the order they finish: in a :func:`started_pool` of ``workers``
+    (``function`` and ``setup`` module-level: they travel by name), or in this process after
+    ``setup(*setup_args)`` where one worker or one item leaves nothing to share. Closing the
+    iterator early (a stop raised while it is read) tears the pool down."""
+    items = list(items)
+    if workers > 1 and len(items) > 1:
+        with started_pool(workers, setup, setup_args) as pool:
+            yield from pool.imap_unordered(function, items, chunksize=chunksize)
+        return
+    if setup is not None:
+        setup(*setup_args)
+    yield from map(function, items)
