@@ -277,7 +277,6 @@ class RandomBatchSampler(EpochBatchSampler):
         return batches
 
 
-
 def leave_stop_signals_to_the_trainer(worker_id: int) -> None:
     """DataLoader ``worker_init_fn``: a worker ignores SIGINT and SIGTERM. Ctrl-C in a terminal and a
     scheduler's kill reach every process of the job; a worker they ended mid-epoch would crash the
