@@ -21,9 +21,10 @@ from typing import Any, Callable, Iterable, Iterator, TypeVar
 
 from tts.errors import Stopped
 
-STOP_SIGNALS = (signal.SIGINT, signal.SIGTERM)
 T = TypeVar("T")
 R = TypeVar("R")
+
+STOP_SIGNALS = (signal.SIGINT, signal.SIGTERM)
 #: how long a pool waits for its workers to start before it works with those that have
 WORKER_START_SECONDS = 300.0
 
