@@ -237,12 +237,23 @@ def test_freezing_the_encoder_and_decoder_trains_only_the_postnet(tiny_corpus, t
     assert "encoder.convs.0.norm.running_mean" not in moved
     assert any(name.startswith("postnet.") and name.endswith("running_mean") for name in moved)
 
-    with pytest.raises(TTSError, match=r"'train.freeze': no parameter name starts with 'encoderr' "
+    with pytest.raises(TTSError, match=r"'train.freeze': no parameter lies under the module path 'encoderr' "
                                        r"\(the model's top-level modules: decoder, encoder, postnet\)"):
         Trainer(make_config(max_steps=1, freeze=["encoderr"]), tiny_corpus, tmp_path / "c", progress=False)
     with pytest.raises(TTSError, match="freezes every parameter"):
         Trainer(make_config(max_steps=1, freeze=["encoder", "decoder", "postnet"]), tiny_corpus, tmp_path / "d",
                 progress=False)
+
+
+def test_a_frozen_path_holds_whole_modules_only(tiny_corpus, tmp_path):
+    """``decoder.attention`` freezes the attention, not ``decoder.attention_rnn`` beside it; a
+    path that only begins a module's name (``decoder.attent``) names nothing."""
+    trainer = Trainer(make_config(max_steps=1, freeze=["decoder.attention"]), tiny_corpus, tmp_path / "a", progress=False)
+    learning = {name for name, parameter in trainer.model.named_parameters() if parameter.requires_grad}
+    assert not any(name.startswith("decoder.attention.") for name in learning)
+    assert any(name.startswith("decoder.attention_rnn.") for name in learning)
+    with pytest.raises(TTSError, match=r"no parameter lies under the module path 'decoder.attent' "):
+        Trainer(make_config(max_steps=1, freeze=["decoder.attent"]), tiny_corpus, tmp_path / "b", progress=False)
 
 
 def test_oversampling_lengthens_the_training_epoch_only(tiny_corpus, tmp_path):
@@ -279,7 +290,7 @@ def test_lr_scales_move_each_prefix_at_its_own_rate(tiny_corpus, tmp_path):
     assert prenet / encoder == pytest.approx(0.5, rel=0.05)
     assert rest / encoder == pytest.approx(0.1, rel=0.05)
 
-    with pytest.raises(TTSError, match=r"'train.lr_scales': no parameter name starts with 'decodr'"):
+    with pytest.raises(TTSError, match=r"'train.lr_scales': no parameter lies under the module path 'decodr'"):
         Trainer(make_config(max_steps=1, lr_scales=[{"prefix": "decodr"}]), tiny_corpus, tmp_path / "c", progress=False)
     with pytest.raises(TTSError, match=r"no trainable parameter is left under 'postnet' \(train.freeze holds them"):
         Trainer(make_config(max_steps=1, freeze=["postnet"], lr_scales=[{"prefix": "postnet", "scale": 0.1}]),

@@ -96,7 +96,7 @@ class ReductionStage:
 
 @dataclass
 class LearningRateScale:
-    """Parameters whose names start with ``prefix`` learn at ``scale`` times the schedule's rate
+    """Parameters under the module path ``prefix`` learn at ``scale`` times the schedule's rate
     (discriminative fine-tuning: ``{prefix: decoder, scale: 0.1}`` moves the decoder a tenth as fast)."""
 
     prefix: str = ""
@@ -127,10 +127,11 @@ class ScheduledSamplingConfig:
 @dataclass
 class TrainConfig:
     """Trainer settings. ``amp``: autocast precision (``auto``: bf16 on a GPU that has it, off on
-    the CPU; ``bf16`` also on the CPU). ``freeze``: parameter-name prefixes held fixed, their
-    BatchNorm statistics included (``[encoder, decoder]`` fine-tunes the postnet without moving the
-    alignment). ``lr_scales``: per-prefix learning-rate factors (:class:`LearningRateScale`; the
-    longest matching prefix applies)."""
+    the CPU; ``bf16`` also on the CPU). ``freeze``: module paths held fixed, their BatchNorm
+    statistics included (``[encoder, decoder]`` fine-tunes the postnet without moving the alignment;
+    a path names whole modules, so ``decoder.attention`` leaves ``decoder.attention_rnn`` alone).
+    ``lr_scales``: per-module-path learning-rate factors (:class:`LearningRateScale`; the longest
+    matching path applies)."""
 
     max_steps: int = bounded(100000, 1)
     seed: int = 1234

@@ -94,20 +94,22 @@ class Trainer(TrainingRun[ExperimentConfig]):
     def _parameter_groups(self) -> list[dict[str, Any]]:
         """The optimizer's parameter groups: every parameter not under a ``train.freeze`` prefix (the
         frozen ones stop taking gradients), at the base rate first, then one group per
-        ``train.lr_scales`` entry with its own rate (the longest matching prefix claims a parameter)."""
-        frozen = tuple(self.config.train.freeze)
+        ``train.lr_scales`` entry with its own rate (the longest matching prefix claims a parameter).
+        A prefix is a whole module path (:func:`under`): ``decoder.attention`` leaves
+        ``decoder.attention_rnn`` alone."""
+        frozen = self.config.train.freeze
         scales = sorted(self.config.train.lr_scales, key=lambda entry: -len(entry.prefix))
         names = [name for name, _ in self.model.named_parameters()]
         tops = ", ".join(sorted({name.split(".")[0] for name in names}))
         for key, prefix in [("freeze", p) for p in frozen] + [("lr_scales", e.prefix) for e in scales]:
-            if not any(name.startswith(prefix) for name in names):
-                raise TTSError(f"config key 'train.{key}': no parameter name starts with '{prefix}' "
+            if not any(under(name, [prefix]) for name in names):
+                raise TTSError(f"config key 'train.{key}': no parameter lies under the module path '{prefix}' "
                                f"(the model's top-level modules: {tops})")
         groups: list[list[torch.nn.Parameter]] = [[] for _ in range(len(scales) + 1)]
         for name, parameter in self.model.named_parameters():
-            parameter.requires_grad_(not (frozen and name.startswith(frozen)) and name not in self.model.fixed_parameters)
+            parameter.requires_grad_(not under(name, frozen) and name not in self.model.fixed_parameters)
             if parameter.requires_grad:
-                claims = [i for i, entry in enumerate(scales, 1) if name.startswith(entry.prefix)]
+                claims = [i for i, entry in enumerate(scales, 1) if under(name, [entry.prefix])]
                 groups[claims[0] if claims else 0].append(parameter)
         if not any(groups):
             raise TTSError("config key 'train.freeze' freezes every parameter; leave at least one module to train")
@@ -134,9 +136,8 @@ class Trainer(TrainingRun[ExperimentConfig]):
         """Training mode, except for BatchNorm layers under a ``train.freeze`` prefix: their running
         statistics stay as loaded."""
         self.ddp_model.train()
-        frozen = tuple(self.config.train.freeze)
         for name, module in self.model.named_modules():
-            if frozen and name.startswith(frozen) and isinstance(module, torch.nn.modules.batchnorm._BatchNorm):
+            if under(name, self.config.train.freeze) and isinstance(module, torch.nn.modules.batchnorm._BatchNorm):
                 module.eval()
 
     def r_at(self, step: int) -> tuple[int, int]:
@@ -405,6 +406,13 @@ class Trainer(TrainingRun[ExperimentConfig]):
             assert self.renderer is not None, "the main process renders"
             self.renderer(self.model, examples, self.state.step, metrics["loss"])
         return metrics["loss"]
+
+
+def under(name: str, prefixes: list[str]) -> bool:
+    """Whether a parameter or module ``name`` lies under one of the module paths ``prefixes``:
+    ``decoder.attention`` holds ``decoder.attention.query.weight`` but not
+    ``decoder.attention_rnn.weight_ih``."""
+    return any(name == prefix or name.startswith(prefix + ".") for prefix in prefixes)
 
 
 def with_corpus_speakers(config: ExperimentConfig, root: Path, inherited: list[str] | None = None) -> ExperimentConfig:
