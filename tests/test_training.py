@@ -297,6 +297,56 @@ def test_lr_scales_move_each_prefix_at_its_own_rate(tiny_corpus, tmp_path):
                 tiny_corpus, tmp_path / "d", progress=False)
 
 
+def test_anchors_pull_each_step_back_toward_the_warm_start(tiny_corpus, tmp_path):
+    """One update with ``train.anchors`` is the same update without them, then each anchored
+    weight moved ``lr · strength`` of its way back to the warm start; the rest is untouched, the
+    distance is logged, and the warm-start values survive a resume exactly."""
+    Trainer(make_config(max_steps=2, checkpoint_every=2), tiny_corpus, tmp_path / "a", progress=False).fit()
+    warm = str(tmp_path / "a" / "checkpoint_00000002.pt")
+    start = checkpoint.read(warm).weights
+    Trainer(make_config(max_steps=1, checkpoint_every=1, warm_start=warm), tiny_corpus, tmp_path / "free",
+            progress=False).fit()
+    anchors = [{"prefix": "encoder", "strength": 100.0}]
+    Trainer(make_config(max_steps=1, checkpoint_every=1, warm_start=warm, anchors=anchors), tiny_corpus,
+            tmp_path / "pulled", progress=False).fit()
+    free = checkpoint.read(tmp_path / "free" / "checkpoint_00000001.pt").weights
+    pulled = checkpoint.read(tmp_path / "pulled" / "checkpoint_00000001.pt").weights
+    moved = [n for n in start if n.startswith("encoder.") and "running" not in n and start[n].is_floating_point()
+             and not torch.equal(free[n], start[n])]
+    assert moved
+    for name in moved:  # lr 2e-3 x strength 100: a fifth of the way back
+        torch.testing.assert_close(pulled[name], free[name] - 0.2 * (free[name] - start[name]))
+    for name in (n for n in start if n.startswith("decoder.")):
+        torch.testing.assert_close(pulled[name], free[name], rtol=0, atol=0)
+    records = [json.loads(x) for x in (tmp_path / "pulled" / "metrics.jsonl").read_text().splitlines()]
+    assert 0 < records[0]["anchor_distance"] < 2e-3
+
+    config = make_config(max_steps=4, checkpoint_every=2, warm_start=warm, anchors=anchors)
+    Trainer(config, tiny_corpus, tmp_path / "whole", progress=False).fit()
+    Trainer(make_config(max_steps=2, checkpoint_every=2, warm_start=warm, anchors=anchors), tiny_corpus,
+            tmp_path / "resumed", progress=False).fit()
+    Trainer(config, tiny_corpus, tmp_path / "resumed", resume=True, progress=False).fit()
+    whole, resumed = (checkpoint.read(tmp_path / run / "checkpoint_00000004.pt").weights for run in ("whole", "resumed"))
+    for name in whole:
+        torch.testing.assert_close(resumed[name], whole[name], rtol=1e-6, atol=1e-7)
+
+
+def test_anchors_refuse_what_cannot_pull(tiny_corpus, tmp_path):
+    Trainer(make_config(max_steps=2, checkpoint_every=2), tiny_corpus, tmp_path / "a", progress=False).fit()
+    warm = str(tmp_path / "a" / "checkpoint_00000002.pt")
+    with pytest.raises(TTSError, match=r"would move past its warm-start value \(lr 0.002 × strength 500 ≥ 1\); "
+                                       r"lower the strength below 500"):
+        Trainer(make_config(max_steps=1, warm_start=warm, anchors=[{"prefix": "encoder", "strength": 500.0}]),
+                tiny_corpus, tmp_path / "b", progress=False)
+    with pytest.raises(TTSError, match=r"no trained parameter lies under 'postnet' \(a wrong module path, or "
+                                       r"train.freeze holds them\)"):
+        Trainer(make_config(max_steps=1, warm_start=warm, freeze=["postnet"], anchors=[{"prefix": "postnet"}]),
+                tiny_corpus, tmp_path / "c", progress=False)
+    with pytest.raises(TTSError, match=r"was trained without train.anchors; start a new run from it"):
+        Trainer(make_config(max_steps=4, warm_start=warm, anchors=[{"prefix": "encoder"}]), tiny_corpus,
+                tmp_path / "a", resume=True, progress=False)
+
+
 def adversarial_config(**train):
     d = tiny_config_dict()
     d["train"].update(train)

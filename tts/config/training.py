@@ -108,6 +108,22 @@ class LearningRateScale:
 
 
 @dataclass
+class WeightAnchor:
+    """Parameters under the module path ``prefix`` are pulled back toward the warm start's values
+    after every optimizer step: ``θ ← θ − lr · strength · (θ − θ_warm)``, L2-SP (Li et al. 2018,
+    "Explicit inductive bias for transfer learning with convolutional networks") in the decoupled
+    form of AdamW's decay, whose target is the warm start instead of 0. ``1 / (lr · strength)`` is
+    the number of updates in which a parameter left alone would return most of the way (1 − 1/e)."""
+
+    prefix: str = ""
+    strength: float = bounded(1.0, 0.0, low_open=True)
+
+    def __post_init__(self) -> None:
+        if not self.prefix.strip():
+            raise ConfigError.for_key("prefix", "must name a parameter-name prefix (e.g. encoder)")
+
+
+@dataclass
 class ScheduledSamplingConfig:
     """Parallel scheduled sampling: feed the decoder its own teacher-forced predictions instead of
     the ground-truth previous frame with ``probability``, ramped linearly from 0 at ``start_step``
@@ -131,7 +147,8 @@ class TrainConfig:
     statistics included (``[encoder, decoder]`` fine-tunes the postnet without moving the alignment;
     a path names whole modules, so ``decoder.attention`` leaves ``decoder.attention_rnn`` alone).
     ``lr_scales``: per-module-path learning-rate factors (:class:`LearningRateScale`; the longest
-    matching path applies)."""
+    matching path applies). ``anchors``: module paths pulled back toward ``warm_start`` after every
+    step (:class:`WeightAnchor`; the longest matching path applies)."""
 
     max_steps: int = bounded(100000, 1)
     seed: int = 1234
@@ -151,9 +168,13 @@ class TrainConfig:
     ignore_layers: list[str] = only_for("acoustic", field(default_factory=list))
     freeze: list[str] = only_for("acoustic", field(default_factory=list))
     lr_scales: list[LearningRateScale] = only_for("acoustic", field(default_factory=list))
+    anchors: list[WeightAnchor] = only_for("acoustic", field(default_factory=list))
 
     def __post_init__(self) -> None:
-        prefixes = [entry.prefix for entry in self.lr_scales]
-        repeated = sorted({prefix for prefix in prefixes if prefixes.count(prefix) > 1})
-        if repeated:
-            raise ConfigError.for_key("lr_scales", f"names a prefix more than once ({', '.join(repeated)})")
+        for key, entries in (("lr_scales", self.lr_scales), ("anchors", self.anchors)):
+            prefixes = [entry.prefix for entry in entries]
+            repeated = sorted({prefix for prefix in prefixes if prefixes.count(prefix) > 1})
+            if repeated:
+                raise ConfigError.for_key(key, f"names a prefix more than once ({', '.join(repeated)})")
+        if self.anchors and not self.warm_start:
+            raise ConfigError.for_key("anchors", "pulls parameters back toward the warm start's; set train.warm_start too")

@@ -29,7 +29,9 @@ from tts.errors import TTSError
 from tts.models import build_model
 from tts.text import SymbolInventory, Tokenizer
 from tts.training.adversarial import MelAdversary, matching_segments
+from tts.training.anchor import AnchorPull
 from tts.training.losses import TTSLoss
+from tts.training.module_paths import under
 from tts.training.optim import build_optimizer, build_scheduler
 from tts.training.run import TrainingRun, TrainState, log
 from tts.training.scheduled_sampling import mix_in_predictions, sampling_probability
@@ -77,6 +79,7 @@ class Trainer(TrainingRun[ExperimentConfig]):
         self.adversary = (MelAdversary(config.loss.adversarial, self.device, self.amp_dtype == torch.float16)
                           if config.loss.adversarial.enabled else None)
         self.renderer: ValidationRenderer | None = None
+        self.anchor: AnchorPull | None = None  # train.anchors: set by the warm start or the resumed checkpoint
         self._truth: TrueIntervals | None = None  # the corpus's true alignments, read at the first validation
         self.open(resume)
         if not resume and self.train_set.speaker_vectors is not None:
@@ -177,8 +180,9 @@ class Trainer(TrainingRun[ExperimentConfig]):
 
     def _optimizer_states(self) -> dict[str, Any]:
         adversary = self.adversary.state_dict() if self.adversary is not None else {}
+        anchor = {"anchor": self.anchor.targets} if self.anchor is not None else {}
         return {"optimizer": self.optimizer.state_dict(), "scheduler": self.scheduler.state_dict(),
-                "scaler": self.scaler.state_dict(), **adversary}
+                "scaler": self.scaler.state_dict(), **adversary, **anchor}
 
     def _load_training(self, contents: checkpoint.CheckpointContents) -> None:
         self.model.load_state_dict(contents.weights)
@@ -191,6 +195,11 @@ class Trainer(TrainingRun[ExperimentConfig]):
                 raise TTSError(f"{contents.path} was trained without loss.adversarial; start a new run from it "
                                f"with train.warm_start instead of resuming")
             self.adversary.load_state_dict(training)
+        if self.config.train.anchors:
+            if "anchor" not in training:
+                raise TTSError(f"{contents.path} was trained without train.anchors; start a new run from it "
+                               f"with train.warm_start instead of resuming")
+            self._set_anchor(training["anchor"])
 
     def _check_compatible(self, contents: checkpoint.CheckpointContents) -> None:
         if contents.kind != "acoustic":
@@ -240,6 +249,13 @@ class Trainer(TrainingRun[ExperimentConfig]):
                  len(own) - len(kept))
         for growth in grown:
             log.info("warm start: grown %s", growth)
+        if self.config.train.anchors:
+            self._set_anchor(dict(self.model.named_parameters()))
+
+    def _set_anchor(self, targets: dict[str, torch.Tensor]) -> None:
+        """``train.anchors``: the pull toward ``targets`` (the warm start's weights), its rates checked."""
+        self.anchor = AnchorPull(self.model, self.config.train.anchors, targets)
+        self.anchor.check_rates(self.optimizer)
 
 
     # ------------------------------------------------------------------ training
@@ -368,6 +384,8 @@ class Trainer(TrainingRun[ExperimentConfig]):
         self.scaler.step(self.optimizer)
         self.scaler.update()
         self.optimizer.zero_grad(set_to_none=True)
+        if self.anchor is not None:
+            self.anchor.pull(self.optimizer)
         self.scheduler.step()
         self.state.step += 1
         self.state.nan_streak = 0
@@ -381,7 +399,8 @@ class Trainer(TrainingRun[ExperimentConfig]):
                             "lr": float(self.scheduler.get_last_lr()[0]), "frames_per_s": round(fps, 1), "r": r,
                             "sampling_probability": round(sampling_probability(self.config.train.scheduled_sampling,
                                                                                step), 4),
-                            "nan_steps": self.state.nan_total})
+                            "nan_steps": self.state.nan_total}
+                           | ({"anchor_distance": round(self.anchor.distance(), 7)} if self.anchor is not None else {}))
         for name, value in self.model.diagnostics().items():
             self.writer.add_scalar(name, value, step)
 
@@ -406,13 +425,6 @@ class Trainer(TrainingRun[ExperimentConfig]):
             assert self.renderer is not None, "the main process renders"
             self.renderer(self.model, examples, self.state.step, metrics["loss"])
         return metrics["loss"]
-
-
-def under(name: str, prefixes: list[str]) -> bool:
-    """Whether a parameter or module ``name`` lies under one of the module paths ``prefixes``:
-    ``decoder.attention`` holds ``decoder.attention.query.weight`` but not
-    ``decoder.attention_rnn.weight_ih``."""
-    return any(name == prefix or name.startswith(prefix + ".") for prefix in prefixes)
 
 
 def with_corpus_speakers(config: ExperimentConfig, root: Path, inherited: list[str] | None = None) -> ExperimentConfig:
