@@ -1,10 +1,10 @@
-"""Comparing mechanisms over seeds: mean and between-seed SD, and bootstrap intervals that widen
-with the seeds' disagreement, not only with the sentences'."""
+"""Comparing mechanisms over seeds: mean and between-seed SD, and intervals that widen with the
+seeds' disagreement and with how few seeds there are, not only with the sentences' noise."""
 
 import numpy as np
 import pytest
 
-from tts.evaluation.seed_statistics import bootstrap_difference, compare_mechanisms, mechanisms_table, seeded_runs
+from tts.evaluation.seed_statistics import compare_mechanisms, mechanism_difference, mechanisms_table, seeded_runs
 
 N = 60
 
@@ -38,10 +38,41 @@ def test_a_clear_difference_is_real_and_seed_disagreement_widens_the_interval():
     spread = [row(f"hybrid-s{s}", c, 0.02, seed=20 + s) for s, c in ((1, 0.05), (2, 0.15), (3, 0.40))]
     steady = [row(f"dca-s{s}", 0.20, 0.02, seed=30 + s) for s in (1, 2, 3)]
     runs = seeded_runs(good + spread + steady)
-    wide = bootstrap_difference(runs["hybrid"], runs["forward"], replicates=500)
-    narrow = bootstrap_difference(runs["dca"], runs["forward"], replicates=500)
+    wide = mechanism_difference(runs["hybrid"], runs["forward"], replicates=500)
+    narrow = mechanism_difference(runs["dca"], runs["forward"], replicates=500)
     assert wide.high - wide.low > 3 * (narrow.high - narrow.low)
     assert narrow.real and not wide.real  # a lucky seed is not a mechanism
+
+
+def test_without_sentence_noise_the_interval_is_welchs_over_the_seeds():
+    from scipy import stats
+
+    # every sentence of a run has the same CER, so redrawn test sets change nothing: only seeds vary
+    a = [row(f"ls-s{s}", c, seed=s) for s, c in ((1, 0.10), (2, 0.20), (3, 0.125))]
+    b = [row(f"forward-s{s}", c, seed=s) for s, c in ((1, 0.05), (2, 0.075))]
+    runs = seeded_runs(a + b)
+    difference = mechanism_difference(runs["ls"], runs["forward"], replicates=200)
+    cers_a, cers_b = [r.cer for r in runs["ls"]], [r.cer for r in runs["forward"]]
+    welch = stats.ttest_ind(cers_a, cers_b, equal_var=False)
+    low, high = welch.confidence_interval(0.95)
+    assert (difference.low, difference.high) == pytest.approx((low, high), rel=1e-9)
+    assert difference.degrees_of_freedom == pytest.approx(welch.df, rel=1e-9)
+    assert difference.mean == pytest.approx(np.mean(cers_a) - np.mean(cers_b))
+
+
+def test_two_seeds_that_disagree_are_not_enough_for_a_real_difference():
+    # both of b's seeds read worse than both of a's; a bootstrap over two seeds would call it real
+    a = [row(f"forward-s{s}", c, 0.02, seed=s) for s, c in ((1, 0.061), (2, 0.049))]
+    b = [row(f"ls-s{s}", c, 0.02, seed=5 + s) for s, c in ((1, 0.136), (2, 0.087))]
+    runs = seeded_runs(a + b)
+    difference = mechanism_difference(runs["ls"], runs["forward"], replicates=500)
+    assert difference.mean == pytest.approx(0.056, abs=0.005) and difference.degrees_of_freedom < 3
+    assert difference.low < 0 < difference.high and not difference.real
+    # the same mean gap with three seeds each that agree is real
+    a.append(row("forward-s3", 0.055, 0.02, seed=3))
+    steady = [row(f"ls-s{s}", c, 0.02, seed=5 + s) for s, c in ((1, 0.10), (2, 0.115), (3, 0.105))]
+    runs = seeded_runs(a + steady)
+    assert mechanism_difference(runs["ls"], runs["forward"], replicates=500).real
 
 
 def test_the_table_names_the_cpu_class_that_trained_each_seed():
