@@ -39,3 +39,19 @@ def test_paired_split_needs_reference_transcripts(tmp_path, capsys):
     with pytest.raises(SystemExit) as stop:
         repo_script("egs/synthetic/paired.py").main([str(tmp_path / "a"), str(tmp_path / "b"), "--by-reference"])
     assert stop.value.code == 2 and "holds no reference transcripts" in capsys.readouterr().err
+
+
+def test_paired_pools_the_evaluations_of_other_texts_and_refuses_one_text_twice(tmp_path, capsys):
+    for name, category, wers in (("a", "c1", [0.0, 0.0]), ("b", "c1", [1.0, 0.0]),
+                                 ("a2", "c2", [0.0, 1.0, 1.0]), ("b2", "c2", [0.0, 0.0, 1.0])):
+        (tmp_path / name).mkdir()
+        rows = [{"id": f"{category}-{i}", "wer": wer} for i, wer in enumerate(wers)]
+        (tmp_path / name / "utterances.json").write_text(json.dumps(rows))
+    paired = repo_script("egs/synthetic/paired.py")
+    paired.main([str(tmp_path / "a"), str(tmp_path / "b"), "--with", str(tmp_path / "a2"), str(tmp_path / "b2")])
+    result = json.loads(capsys.readouterr().out)
+    assert result["utterances"] == 5 and result["recognized"]["a"] == 0.6 and result["recognized"]["b"] == 0.6
+    assert result["recognized"]["b_minus_a"] == 0.0 and result["b"] == f"{tmp_path / 'b'}, {tmp_path / 'b2'}"
+    with pytest.raises(SystemExit) as stop:
+        paired.main([str(tmp_path / "a"), str(tmp_path / "b"), "--with", str(tmp_path / "a"), str(tmp_path / "b2")])
+    assert stop.value.code == 2 and "utterance c1-0 is in two of" in capsys.readouterr().err

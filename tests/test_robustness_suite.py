@@ -74,14 +74,17 @@ def test_long_cer_pools_the_passages_and_gives_the_ratio_with_its_spread():
 def test_the_one_word_choice_set_shares_no_word_with_the_reported_one_and_counts_exact_hearings():
     categories = load_suite("robustness")["categories"]
     assert len(set(categories["one_word_choice"])) == len(categories["one_word_choice"]) == 100
-    assert not set(words(" ".join(categories["one_word"]))) & set(words(" ".join(categories["one_word_choice"])))
+    assert len(set(categories["one_word_choice_more"])) == len(categories["one_word_choice_more"]) == 200
+    sets = [set(words(" ".join(categories[name]))) for name in ("one_word", "one_word_choice", "one_word_choice_more")]
+    assert not sets[0] & sets[1] and not sets[0] & sets[2] and not sets[1] & sets[2]
+    assert all(len(words(text)) == 1 for text in categories["one_word_choice_more"])
     heard = [Scored({}, ErrorCounts(substitutions=s, words=1), ErrorCounts(insertions=i, words=1))
              for s, i in [(0, 0), (1, 0), (0, 1), (0, 0)]]
     assert recognized(heard) == {"recognized": 0.75, "reference_recognized": 0.75}
     assert recognized(heard[1:2]) == {"recognized": 0.0, "reference_recognized": 1.0}
 
 
-def test_the_one_word_choice_set_changes_no_corpus(monkeypatch):
+def test_the_one_word_choice_sets_change_no_corpus(monkeypatch):
     """The short-utterance corpus leaves out every suite text, so a suite text it could have drawn
     would change it: the choice words must be none of its candidates (everyday_voice.sh's call)."""
     if not any(FORTUNES.glob("*")):
@@ -92,7 +95,8 @@ def test_the_one_word_choice_set_changes_no_corpus(monkeypatch):
     base = [u.text for u in prepare.fortune_utterances(200, 4321)]
     with_choice = [u.text for u in prepare.short_utterances(600, base, 4321)]
     suite = load_suite("robustness")
-    without = {**suite, "categories": {k: v for k, v in suite["categories"].items() if k != "one_word_choice"}}
+    without = {**suite, "categories": {k: v for k, v in suite["categories"].items()
+                                       if k not in ("one_word_choice", "one_word_choice_more")}}
     monkeypatch.setattr(robustness, "load_suite", lambda name: without)
     assert [u.text for u in prepare.short_utterances(600, base, 4321)] == with_choice
 

@@ -5,6 +5,10 @@ without a word error (what the one-word categories count), else 0.
 
     python egs/synthetic/paired.py exp/vocoders/test_griffin-lim exp/vocoders/test_hifigan-ljspeech
 
+``--with A2 B2`` (repeatable) pools another pair of evaluations, of other texts, into the same
+comparison: the 100 ``one_word_choice`` words and the 200 ``one_word_choice_more`` ones read in two
+folders per voice are compared as 300 (ids are unique across categories).
+
 ``--by-reference`` adds the same figures for two groups of texts: those whose reference recording
 (the voice's teacher, as A heard it) the meter hears exactly, and those it mishears. A voice that
 imitates its teacher more closely loses, under this meter, the words the teacher is misheard on.
@@ -21,11 +25,17 @@ import numpy as np
 METERS = ("dnsmos_p808", "dnsmos_sig", "dnsmos_bak", "dnsmos_ovrl", "wer", "cer", "recognized", "mcd_db")
 
 
-def rows(folder: Path) -> dict[str, dict]:
-    """Each utterance's row by id, with ``recognized`` where it was heard (``wer`` given)."""
-    table = json.loads((folder / "utterances.json").read_text())
-    return {row["id"]: {**row, **({"recognized": float(row["wer"] == 0)} if row.get("wer") is not None else {})}
-            for row in table}
+def rows(*folders: Path) -> dict[str, dict]:
+    """Each utterance's row by id over the ``folders``' evaluations, with ``recognized`` where it was
+    heard (``wer`` given); an id in two folders is refused."""
+    by_id: dict[str, dict] = {}
+    for folder in folders:
+        for row in json.loads((folder / "utterances.json").read_text()):
+            if row["id"] in by_id:
+                raise ValueError(f"utterance {row['id']} is in two of {', '.join(map(str, folders))}; "
+                                 "pool evaluations of different texts")
+            by_id[row["id"]] = {**row, **({"recognized": float(row["wer"] == 0)} if row.get("wer") is not None else {})}
+    return by_id
 
 
 def compare(a: dict[str, dict], b: dict[str, dict], ids: list[str]) -> dict[str, object]:
@@ -47,12 +57,19 @@ def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("a", type=Path)
     parser.add_argument("b", type=Path)
+    parser.add_argument("--with", dest="more", nargs=2, type=Path, action="append", default=[], metavar=("A2", "B2"),
+                        help="another pair of evaluations (of other texts) to pool with A and B")
     parser.add_argument("--by-reference", action="store_true",
                         help="also compare the texts whose reference recording is heard exactly and those it is not")
     args = parser.parse_args(argv)
-    a, b = rows(args.a), rows(args.b)
+    try:
+        a, b = rows(args.a, *(pair[0] for pair in args.more)), rows(args.b, *(pair[1] for pair in args.more))
+    except ValueError as error:
+        parser.error(str(error))
     shared = sorted(set(a) & set(b))
-    result: dict[str, object] = {"a": str(args.a), "b": str(args.b), **compare(a, b, shared)}
+    result: dict[str, object] = {"a": ", ".join(str(p) for p in [args.a, *(pair[0] for pair in args.more)]),
+                                 "b": ", ".join(str(p) for p in [args.b, *(pair[1] for pair in args.more)]),
+                                 **compare(a, b, shared)}
     if args.by_reference:
         if any(a[i].get("reference_wer") is None for i in shared):
             parser.error(f"{args.a} holds no reference transcripts: evaluate with the reference voice heard")

@@ -1,15 +1,18 @@
 #!/usr/bin/env bash
 # The gates a voice candidate passes before the reporting set reads it (docs/results.md, "A wider corpus"), fixed
-# before any candidate's figures and the same for every candidate since 2026-12-02:
-#   1. every listed checkpoint reads the 100 one_word_choice words, paired against the bundled voice read on the
-#      same machine (exp/one_word_choice/bundled); the latest within 0.02 of it goes on;
+# before any candidate's figures and the same for every candidate since 2026-12-02 (gate 1 reads 300 words since
+# 2026-12-06 night, where it read the first 100: one reading's standard error falls from 0.03 to about 0.017):
+#   1. every listed checkpoint reads the 100 one_word_choice and the 200 one_word_choice_more words, paired against
+#      the bundled voice read on the same machine (exp/one_word_choice{,_more}/bundled); the latest within 0.02 of
+#      it goes on;
 #   2. it reads the everyday held-out set free-running (exposure_wer.py); below 0.0500 it goes on;
 #   3. it is exported and read once on the reporting set, the test split and the suite (one_word, long), each
 #      through the default vocoder.
 # Each gate says where it stops. Resumable: what is already read is not read again.
 #   bash egs/synthetic/voice_gates.sh RUN NAME STEP...
 # RUN: the everyday_voice.sh output folder (checkpoints in RUN/ft); NAME: the prefix of the choice-set readings
-# (exp/one_word_choice/NAME_STEP).
+# (exp/one_word_choice/NAME_STEP and exp/one_word_choice_more/NAME_STEP; the pooled comparison in the first's
+# paired.json).
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 TTS=${TTS:-.venv/bin/tts}; PY=${PY:-.venv/bin/python}
@@ -18,13 +21,20 @@ run=$1; name=$2; shift 2
 steps=("$@")
 log() { echo "[$(date +%H:%M:%S)] $*"; }
 checkpoint() { echo "$run/ft/checkpoint_$(printf %08d "$1").pt"; }
-[ -f exp/one_word_choice/bundled/summary.json ] || $TTS evaluate --suite robustness --categories one_word_choice \
-  --no-mos --out exp/one_word_choice/bundled
+choice_sets=(one_word_choice one_word_choice_more)
+for category in "${choice_sets[@]}"; do
+  [ -f "exp/$category/bundled/summary.json" ] || $TTS evaluate --suite robustness --categories "$category" \
+    --no-mos --out "exp/$category/bundled"
+done
 for step in "${steps[@]}"; do
-  out=exp/one_word_choice/${name}_$step
-  [ -f "$out/summary.json" ] || $TTS evaluate --checkpoint "$(checkpoint "$step")" --suite robustness \
-    --categories one_word_choice --no-mos --out "$out"
-  $PY egs/synthetic/paired.py exp/one_word_choice/bundled "$out" --by-reference > "$out/paired.json"
+  for category in "${choice_sets[@]}"; do
+    out=exp/$category/${name}_$step
+    [ -f "$out/summary.json" ] || $TTS evaluate --checkpoint "$(checkpoint "$step")" --suite robustness \
+      --categories "$category" --no-mos --out "$out"
+  done
+  $PY egs/synthetic/paired.py exp/one_word_choice/bundled "exp/one_word_choice/${name}_$step" \
+    --with exp/one_word_choice_more/bundled "exp/one_word_choice_more/${name}_$step" --by-reference \
+    > "exp/one_word_choice/${name}_$step/paired.json"
 done
 chosen=""
 for ((i = ${#steps[@]} - 1; i >= 0; i--)); do

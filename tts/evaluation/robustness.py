@@ -1,13 +1,14 @@
 """``tts evaluate --suite robustness``: inputs a new user types, by category, scored against the
 corpus's own voice reading the same text.
 
-Categories (``suites/robustness.yaml``; ``everyday_heldout`` and ``one_word_choice`` are the sets that
-choose among checkpoints, the others report): one word, short phrases, everyday sentences, numbers /
-dates / money / abbreviations, tongue twisters and repeated words, and long unsplit sentences of
-1×, 2× and 3× the longest training utterance (in tokens; said in one go, so they measure length
-generalization as in Battenberg et al. 2020; ten at each length, so that the 3× / 1× CER ratio does
-not rest on one sentence). The ceiling of each text is the reference voice
-(Festival's ``slt``, the synthetic corpus's voice) reading it through the same mel → vocoder path.
+Categories (``suites/robustness.yaml``; ``everyday_heldout``, ``one_word_choice`` and
+``one_word_choice_more`` are the sets that choose among checkpoints, the others report): one word,
+short phrases, everyday sentences, numbers / dates / money / abbreviations, tongue twisters and
+repeated words, and long unsplit sentences of 1×, 2× and 3× the longest training utterance (in
+tokens; said in one go, so they measure length generalization as in Battenberg et al. 2020; ten at
+each length, so that the 3× / 1× CER ratio does not rest on one sentence). The ceiling of each
+text is the reference voice (Festival's ``slt``, the synthetic corpus's voice) reading it through
+the same mel → vocoder path.
 Per category: WER/CER with substitutions, deletions and insertions, attention failures, DNSMOS.
 
 ``suites/report.yaml`` (``--suite report``) runs the same way: 200 everyday sentences written to
@@ -35,8 +36,8 @@ from tts.text import normalize_text
 
 SUITES = Path(__file__).parent / "suites"
 LONG_MULTIPLES = (1, 2, 3)
-#: categories of one word each, scored by the share heard exactly (``one_word_choice`` chooses checkpoints)
-ONE_WORD_CATEGORIES = {"one_word", "one_word_choice"}
+#: categories of one word each, scored by the share heard exactly (the ``one_word_choice`` ones choose checkpoints)
+ONE_WORD_CATEGORIES = {"one_word", "one_word_choice", "one_word_choice_more"}
 #: long sentences at each multiple: the clauses in the suite's order, then seeded shuffles of them
 LONG_PASSAGES = 10
 #: the long category's unit when no corpus is given: the synthetic corpus's longest training utterance
