@@ -62,13 +62,13 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--by-reference", action="store_true",
                         help="also compare the texts whose reference recording is heard exactly and those it is not")
     args = parser.parse_args(argv)
+    folders_a, folders_b = [args.a, *(pair[0] for pair in args.more)], [args.b, *(pair[1] for pair in args.more)]
     try:
-        a, b = rows(args.a, *(pair[0] for pair in args.more)), rows(args.b, *(pair[1] for pair in args.more))
+        a, b = rows(*folders_a), rows(*folders_b)
     except ValueError as error:
         parser.error(str(error))
     shared = sorted(set(a) & set(b))
-    result: dict[str, object] = {"a": ", ".join(str(p) for p in [args.a, *(pair[0] for pair in args.more)]),
-                                 "b": ", ".join(str(p) for p in [args.b, *(pair[1] for pair in args.more)]),
+    result: dict[str, object] = {"a": ", ".join(map(str, folders_a)), "b": ", ".join(map(str, folders_b)),
                                  **compare(a, b, shared)}
     if args.by_reference:
         if any(a[i].get("reference_wer") is None for i in shared):

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # The gates a voice candidate passes before the reporting set reads it (docs/results.md, "A wider corpus"), fixed
 # before any candidate's figures and the same for every candidate since 2026-12-02 (gate 1 reads 300 words since
-# 2026-12-06 night, where it read the first 100: one reading's standard error falls from 0.03 to about 0.017):
+# 2026-12-06 night, where it read the first 100: one reading's standard error falls from 0.03 to about 0.018):
 #   1. every listed checkpoint reads the 100 one_word_choice and the 200 one_word_choice_more words, paired against
 #      the bundled voice read on the same machine (exp/one_word_choice{,_more}/bundled); the latest within 0.02 of
 #      it goes on;
