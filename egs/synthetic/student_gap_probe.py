@@ -1,10 +1,11 @@
 #!/usr/bin/env python3
 """Where the fast student loses DNSMOS to its teacher: the bundled voice's mels of N validation
-sentences through HiFi-GAN V1 and the Vocos student, and hybrids of the two made in the STFT
-domain (n_fft 1024, hop 256): one's magnitudes with the other's phases, and one below 4 kHz with
-the other above; with ``--consistency K ...`` also the student's own spectrum (its head's magnitudes
-and phases, which the inverse STFT overlap-adds as they are) made consistent by K iterations of the
-project's accelerated Griffin-Lim started from the student's phases. ``--inputs`` names which mels
+sentences (``--split train``: of the training split, which the student learned from) through
+HiFi-GAN V1 and the Vocos student, and hybrids of the two made in the STFT domain (n_fft 1024,
+hop 256): one's magnitudes with the other's phases, and one below 4 kHz with the other above; with
+``--consistency K ...`` also the student's own spectrum (its head's magnitudes and phases, which
+the inverse STFT overlap-adds as they are) made consistent by K iterations of the project's
+accelerated Griffin-Lim started from the student's phases. ``--inputs`` names which mels
 of the same sentences: the voice's own (``free_running``, as synthesis makes them), its teacher-forced
 ones (``teacher_forced``, what the student was distilled on) or the recordings' (``recording``): if
 the student trails its teacher on the voice's own mels by more than on the mels it learned from, it
@@ -13,7 +14,7 @@ generalizes to them worse than the teacher does (the last two read the voice's f
 makes it). Prints, per input, each variant minus the teacher, per sentence, mean ± SE (P.808, OVRL).
 
     python egs/synthetic/student_gap_probe.py [--sentences 20] [--data data/synthetic] [--consistency 0 8] \
-        [--inputs free_running teacher_forced recording]
+        [--inputs free_running teacher_forced recording] [--split val|train]
 """
 
 from __future__ import annotations
@@ -68,12 +69,12 @@ def consistent(student: VocosGenerator, griffin_lim: GriffinLim, mel: np.ndarray
 
 
 def input_mels(kind: str, synthesizer: Synthesizer, data: str, ids: list[str]) -> list[np.ndarray]:
-    """The bundled voice's log-mels ``(n_mels, T_mel)`` of the utterances ``ids`` of corpus ``data``,
-    the ``kind`` of :data:`INPUTS`."""
+    """The bundled voice's log-mels ``(n_mels, T_mel)`` of the utterances ``ids`` (of the training
+    or validation split) of corpus ``data``, the ``kind`` of :data:`INPUTS`."""
     if kind == "free_running":
         texts = {u.id: u.text for u in read_metadata(data)}
         return [result.mel for result in synthesizer([texts[i] for i in ids])]
-    forced, cache, _ = teacher_forced_mels(checkpoint.PRETRAINED, data, synthesizer.config.audio, splits=("val",))
+    forced, cache, _ = teacher_forced_mels(checkpoint.PRETRAINED, data, synthesizer.config.audio, splits=("train", "val"))
     folder = forced if kind == "teacher_forced" else cache / "mels"
     return [np.load(folder / f"{i}.npy").astype(np.float32) for i in ids]
 
@@ -97,10 +98,12 @@ def main() -> None:
                         help="also the student's spectrum after K Griffin-Lim iterations from its phases")
     parser.add_argument("--inputs", nargs="+", choices=INPUTS, default=["free_running"],
                         help="which mels of the sentences the vocoders read (default: the voice's own)")
+    parser.add_argument("--split", choices=("val", "train"), default="val",
+                        help="train: the first sentences of the training split, which the student learned from")
     args = parser.parse_args()
     torch.set_num_threads(1)
     synthesizer = Synthesizer.from_checkpoint()
-    ids = read_split(args.data, "val")[:args.sentences]
+    ids = read_split(args.data, args.split)[:args.sentences]
     teacher, student = vocoder_for("hifigan"), vocoder_for("vocos-student")
     assert isinstance(student, VocosGenerator)
     griffin_lim = GriffinLim(student.audio)
@@ -116,7 +119,7 @@ def main() -> None:
                          for k in args.consistency}
             rows.append({name: mos(wave, sample_rate) for name, wave in variants.items()})
         by_input[kind] = minus_teacher(rows)
-    print(json.dumps({"sentences": len(ids), "minus_teacher": by_input}, indent=1))
+    print(json.dumps({"split": args.split, "sentences": len(ids), "minus_teacher": by_input}, indent=1))
 
 
 if __name__ == "__main__":
