@@ -3,8 +3,9 @@
 # before any candidate's figures and the same for every candidate since 2026-12-02 (gate 1 reads 300 words since
 # 2026-12-06 night, where it read the first 100: one reading's standard error falls from 0.03 to about 0.018):
 #   1. every listed checkpoint reads the 100 one_word_choice and the 200 one_word_choice_more words, paired against
-#      the bundled voice read on the same machine (exp/one_word_choice{,_more}/bundled); the latest within 0.02 of
-#      it goes on;
+#      the bundled voice read on the same machine (exp/one_word_choice{,_more}/bundled_HASH, HASH the first 8 hex
+#      digits of the bundled file's SHA-256, so a new release is read afresh; the release of 2026-11-25, which every
+#      gate until 2026-12-07 read against, is bundled_8d8e883c); the latest within 0.02 of it goes on;
 #   2. it reads the everyday held-out set free-running (exposure_wer.py); below 0.0500 it goes on;
 #   3. it is exported and read once on the reporting set, the test split and the suite (one_word, long), each
 #      through the default vocoder.
@@ -22,9 +23,10 @@ steps=("$@")
 log() { echo "[$(date +%H:%M:%S)] $*"; }
 checkpoint() { echo "$run/ft/checkpoint_$(printf %08d "$1").pt"; }
 choice_sets=(one_word_choice one_word_choice_more)
+bundled=bundled_$(sha256sum tts/pretrained/tacotron2_synthetic.pt | cut -c1-8)
 for category in "${choice_sets[@]}"; do
-  [ -f "exp/$category/bundled/summary.json" ] || $TTS evaluate --suite robustness --categories "$category" \
-    --no-mos --out "exp/$category/bundled"
+  [ -f "exp/$category/$bundled/summary.json" ] || $TTS evaluate --suite robustness --categories "$category" \
+    --no-mos --out "exp/$category/$bundled"
 done
 for step in "${steps[@]}"; do
   for category in "${choice_sets[@]}"; do
@@ -32,8 +34,8 @@ for step in "${steps[@]}"; do
     [ -f "$out/summary.json" ] || $TTS evaluate --checkpoint "$(checkpoint "$step")" --suite robustness \
       --categories "$category" --no-mos --out "$out"
   done
-  $PY egs/synthetic/paired.py exp/one_word_choice/bundled "exp/one_word_choice/${name}_$step" \
-    --with exp/one_word_choice_more/bundled "exp/one_word_choice_more/${name}_$step" --by-reference \
+  $PY egs/synthetic/paired.py "exp/one_word_choice/$bundled" "exp/one_word_choice/${name}_$step" \
+    --with "exp/one_word_choice_more/$bundled" "exp/one_word_choice_more/${name}_$step" --by-reference \
     > "exp/one_word_choice/${name}_$step/paired.json"
 done
 chosen=""
