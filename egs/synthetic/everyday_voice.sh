@@ -10,8 +10,9 @@
 # without reading a test set; none: train only, to choose among the checkpoints otherwise); --words: train on data/everyday_words, the same corpus joined with carrier
 # sentences that say each of the 20,000 most frequent English words at least twice (prepare.py --texts
 # words). JOBS (default 2): Festival processes speaking the corpora.
-# Needs the synthetic corpus (bash egs/synthetic/run.sh --stop-stage 1). The bundled voice is
-# `--steps 1500 -- train.amp=bf16`'s release_last.pt (docs/results.md, "A wider corpus"): about
+# Needs the synthetic corpus (bash egs/synthetic/run.sh --stop-stage 1). Run 10 (bundled 2026-11-25 to 12-07) is
+# `--steps 1500 -- train.amp=bf16`'s release_last.pt, and the bundled run 11 two more runs of this script from it
+# (tts/pretrained/MODEL_CARD.md, "Reproduce"; docs/results.md, "A wider corpus"): about
 # 30 min (AMD EPYC Zen 4, JOBS=2) to 1.5 h for the corpora and 1 h of training on one thread, then
 # 30-40 min per scored release.
 set -euo pipefail
