@@ -7,7 +7,9 @@
 #   bash egs/synthetic/student_checkpoints.sh RUN OUT STEP [STEP ...]
 #   e.g. bash egs/synthetic/student_checkpoints.sh exp/student_v3_anneal exp/student_v3 900 1500 2100
 # Writes OUT/sSTEP.pt, OUT/val40_sSTEP/ and OUT/paired_{teacher,bundled}_sSTEP.json (student − the other,
-# ± SE); the two baselines once, into exp/vocoders/val40_hifigan and val40_bundled_<hash of the bundled file>.
+# ± SE); the two baselines once per voice, into exp/vocoders/val40_hifigan_<voice> and val40_bundled_<student>_<voice>
+# (<voice>, <student>: the first 8 hex digits of the bundled voice's and the bundled student's SHA-256), so a new
+# release of either is read afresh.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 TTS=${TTS:-.venv/bin/tts}; PY=${PY:-.venv/bin/python}
@@ -17,8 +19,11 @@ export OMP_NUM_THREADS=${OMP_NUM_THREADS:-1}
 log() { echo "[$(date +%H:%M:%S)] $*"; }
 mkdir -p "$out" exp/vocoders
 val40() { $TTS evaluate --data data/synthetic --split val --limit 40 --vocoder "$1" --out "$2"; }
-[ -f exp/vocoders/val40_hifigan/summary.json ] || val40 hifigan exp/vocoders/val40_hifigan
-bundled=exp/vocoders/val40_bundled_$(sha1sum tts/pretrained/vocos_student.pt | cut -c1-12)
+digest() { sha256sum "$1" | cut -c1-8; }
+voice=$(digest tts/pretrained/tacotron2_synthetic.pt)
+teacher=exp/vocoders/val40_hifigan_$voice
+[ -f "$teacher/summary.json" ] || val40 hifigan "$teacher"
+bundled=exp/vocoders/val40_bundled_$(digest tts/pretrained/vocos_student.pt)_$voice
 [ -f "$bundled/summary.json" ] || val40 vocos-student "$bundled"
 for step in "$@"; do
   ckpt=$run/checkpoint_$(printf %08d "$step").pt
@@ -26,7 +31,7 @@ for step in "$@"; do
   log "update $step"
   $TTS export "$ckpt" --out "$out/s$step.pt"
   [ -f "$out/val40_s$step/summary.json" ] || val40 "$out/s$step.pt" "$out/val40_s$step"
-  $PY egs/synthetic/paired.py exp/vocoders/val40_hifigan "$out/val40_s$step" > "$out/paired_teacher_s$step.json"
+  $PY egs/synthetic/paired.py "$teacher" "$out/val40_s$step" > "$out/paired_teacher_s$step.json"
   $PY egs/synthetic/paired.py "$bundled" "$out/val40_s$step" > "$out/paired_bundled_s$step.json"
   $PY -c "import json, sys; d = json.load(open(sys.argv[1])); print(sys.argv[2], 'student − teacher:', \
 ', '.join(f'{k} {d[k][\"b_minus_a\"]:+.3f} ± {d[k][\"standard_error\"]:.3f}' for k in ('dnsmos_p808', 'dnsmos_ovrl', 'wer')))" \
