@@ -11,10 +11,12 @@ ones (``teacher_forced``, what the student was distilled on) or the recordings' 
 the student trails its teacher on the voice's own mels by more than on the mels it learned from, it
 generalizes to them worse than the teacher does (the last two read the voice's feature cache:
 ``tts features --data D --config <the bundled voice's config as YAML>``, as ``vocos_student.sh``
-makes it). Prints, per input, each variant minus the teacher, per sentence, mean ± SE (P.808, OVRL).
+makes it). ``--bf16`` adds the student under bfloat16 autocast, as its training runs it (the
+discriminators judged that rounding, the release serves fp32).
+Prints, per input, each variant minus the teacher, per sentence, mean ± SE (P.808, OVRL).
 
     python egs/synthetic/student_gap_probe.py [--sentences 20] [--data data/synthetic] [--consistency 0 8] \
-        [--inputs free_running teacher_forced recording] [--split val|train]
+        [--inputs free_running teacher_forced recording] [--split val|train] [--bf16]
 """
 
 from __future__ import annotations
@@ -100,6 +102,8 @@ def main() -> None:
                         help="which mels of the sentences the vocoders read (default: the voice's own)")
     parser.add_argument("--split", choices=("val", "train"), default="val",
                         help="train: the first sentences of the training split, which the student learned from")
+    parser.add_argument("--bf16", action="store_true",
+                        help="also the student under bfloat16 autocast, the precision it is trained in")
     args = parser.parse_args()
     torch.set_num_threads(1)
     synthesizer = Synthesizer.from_checkpoint()
@@ -117,6 +121,9 @@ def main() -> None:
             n = len(variants["teacher"])
             variants |= {f"student_consistent_{k}": consistent(student, griffin_lim, mel, k)[:n]
                          for k in args.consistency}
+            if args.bf16:
+                with torch.autocast("cpu", dtype=torch.bfloat16):
+                    variants["student_bf16"] = synthesizer.vocode(mel, student).astype(np.float32)[:n]
             rows.append({name: mos(wave, sample_rate) for name, wave in variants.items()})
         by_input[kind] = minus_teacher(rows)
     print(json.dumps({"split": args.split, "sentences": len(ids), "minus_teacher": by_input}, indent=1))
