@@ -13,13 +13,15 @@
 # tts/pretrained/tacotron2_synthetic.pt out of the checkout for the call (and .gpu/synthetic.tar.xz,
 # which is the pilots'), keep tts/pretrained/vocos_student.pt (the default start).
 # There (device tool, carry .gpu and .whl; the wheels as for egs/synthetic/gpu_pilots.sh):
-#   bash egs/synthetic/gpu_student.sh --seconds 420 [--start tts/pretrained/vocos_student.pt] --out "$OUT"
+#   bash egs/synthetic/gpu_student.sh --seconds 420 [--start tts/pretrained/vocos_student.pt] --out "$OUT" \
+#     [-- key=value ...]   # config overrides for the run, e.g. vocoder.discriminators.channels=512
 # It returns the last and the best-validation generator (fp16 exports), metrics.jsonl and the log;
 # score them here with the paired test evaluation of egs/synthetic/vocos_student.sh.
 set -uo pipefail
 cd "$(dirname "$0")/../.."
 device=${DEVICE:-cuda}   # DEVICE=cpu: the same steps here, to check the script before a lease
 seconds=420; out=out/gpu_student; start=tts/pretrained/vocos_student.pt; prepare=0; voice=""; utterances=1000
+overrides=()
 while [ $# -gt 0 ]; do
   case "$1" in
     --prepare) prepare=1; shift;;
@@ -28,6 +30,7 @@ while [ $# -gt 0 ]; do
     --seconds) seconds=$2; shift 2;;
     --start) start=$2; shift 2;;
     --out) out=$2; shift 2;;
+    --) shift; overrides=("$@"); break;;
     *) echo "error: unknown option $1" >&2; exit 2;;
   esac
 done
@@ -75,7 +78,8 @@ data=data/student_gpu
   --config "$pack/voice_config.yaml" --out "$data" || exit 1
 # the unpacked cache's mels are the voice's teacher-forced ones: the student reads them as the corpus's
 options=(--config configs/vocos_student.yaml --data "$data" --device "$device" --no-progress)
-stage2=(vocoder.mels=ground_truth train.warm_start="$start" vocoder.adversarial_start=0 vocoder.waveform_weight=0)
+stage2=(vocoder.mels=ground_truth train.warm_start="$start" vocoder.adversarial_start=0 vocoder.waveform_weight=0
+        ${overrides[@]+"${overrides[@]}"})
 rm -rf /tmp/smoke exp/student_gpu
 # a two-update smoke run first: a failure costs a minute, not the lease
 $PY -m tts.cli train-vocoder "${options[@]}" --out /tmp/smoke "${stage2[@]}" train.max_steps=2 train.validate_every=2 \
