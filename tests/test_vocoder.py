@@ -508,6 +508,29 @@ def test_a_warm_start_into_a_wider_vocos_keeps_the_waveforms_and_trains_the_new_
     assert not (tmp_path / "other").exists()
 
 
+def test_students_trained_differently_average_and_other_generators_are_refused(tmp_path):
+    """Two Vocos students of one architecture whose training differed (discriminators, learning
+    rate) export as the mean of their weights; a student of another width is not averaged with them."""
+    def student(seed: int, dim: int = 16, **training) -> Path:
+        d = tiny_vocoder_dict()
+        d["vocoder"].update(kind="vocos", vocos={"dim": dim, "hidden": 32, "layers": 2}, **training)
+        config = config_from_dict(d, VocoderExperimentConfig)
+        torch.manual_seed(seed)
+        path = tmp_path / f"student_{seed}_{dim}.pt"
+        checkpoint.save_vocoder(path, build_vocoder(config.vocoder, config.audio), config, seed)
+        return path
+
+    first, second = student(1), student(2, lr=1e-4, discriminators={"channels": 64})
+    mean = checkpoint.read(checkpoint.export([first, second], tmp_path / "soup.pt", half=False))
+    a, b = checkpoint.read(first).weights, checkpoint.read(second).weights
+    assert mean.step == 2 and not torch.allclose(a["head.weight"], b["head.weight"])
+    for name, tensor in mean.weights.items():
+        torch.testing.assert_close(tensor, (a[name] + b[name]) / 2)
+    with pytest.raises(TTSError, match=r"student_3_24.pt is not the same model as .*student_1_16.pt"):
+        checkpoint.export([first, student(3, dim=24)], tmp_path / "bad.pt")
+    assert not (tmp_path / "bad.pt").exists()
+
+
 def test_a_checkpoint_with_hifigans_old_discriminator_keys_still_reads(trained_vocoder, tmp_path):
     """Discriminator settings were vocoder.hifigan.discriminator_*; they live in vocoder.discriminators now."""
     payload = torch.load(trained_vocoder / "checkpoint_00000004.pt", weights_only=True)

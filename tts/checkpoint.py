@@ -242,10 +242,14 @@ def load_vocoder(path: str | Path, device: str | torch.device = "cpu") -> Vocode
 
 def average(sources: list[CheckpointContents]) -> dict[str, torch.Tensor]:
     """The mean of the float weights of checkpoints of one model (integer buffers from the last);
-    checkpoints of another kind, architecture or symbol inventory are refused."""
+    checkpoints of another kind, architecture or symbol inventory are refused. A vocoder's
+    architecture is its generator's and the audio it renders: generators trained against other
+    discriminators, on other data or at another learning rate average (a "model soup")."""
     def architecture(contents: CheckpointContents) -> object:
         config = contents.config
-        return config.model if isinstance(config, ExperimentConfig) else config.vocoder
+        if isinstance(config, ExperimentConfig):
+            return config.model
+        return config.vocoder.kind, getattr(config.vocoder, config.vocoder.kind), config.audio
 
     first, last = sources[0], sources[-1]
     for other in sources[1:]:
