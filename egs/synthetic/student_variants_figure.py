@@ -55,15 +55,17 @@ def main() -> None:
     parser.add_argument("--out", default=str(PROBES / "variants.png"))
     args = parser.parse_args()
     table = rows()
+    bundled = {voice: json.loads((PROBES / name).read_text())["validation_40_bundled_minus_teacher"]
+               for voice, (name, _) in BUNDLED.items()}
     fig, axes = plt.subplots(1, 2, figsize=(12, 0.32 * len(table) + 2.2), sharey=True)
     ys = list(range(len(table)))[::-1]
     for ax, (meter, title, target) in zip(axes, METERS):
-        for voice, (name, colour) in BUNDLED.items():
+        for voice, (_, colour) in BUNDLED.items():
             mine = [(y, r[2][meter]) for y, r in zip(ys, table) if r[1] == voice]
             ax.errorbar([v[0] for _, v in mine], [y for y, _ in mine], xerr=[v[1] for _, v in mine], fmt="o",
                         color=colour, capsize=2, label=f"a variant, on {voice}'s sentences")
-            gap = json.loads((PROBES / name).read_text())["validation_40_bundled_minus_teacher"][meter]["b_minus_a"]
-            ax.axvline(gap, color=colour, ls=":", label=f"the bundled student, on {voice}'s sentences")
+            ax.axvline(bundled[voice][meter]["b_minus_a"], color=colour, ls=":",
+                       label=f"the bundled student, on {voice}'s sentences")
         ax.axvline(target, color="tab:green", ls="--", label="the target of issue #61")
         ax.axvline(0.0, color="black", lw=0.8, label="the teacher (HiFi-GAN V1)")
         ax.set_title(f"{title}: student − teacher (± SE)")
