@@ -3,17 +3,24 @@ phones onto tokens and frames, ``tts validate``'s columns and ``tts align``."""
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import shutil
 
 import numpy as np
 import pytest
+import torch
+from conftest import random_batch
 
 from tts import cli
-from tts.config import AudioConfig
+from tts.config import AudioConfig, LossConfig
 from tts.data.timings import PhoneTiming, timings_path, write_timings
 from tts.data.token_timings import map_timings
 from tts.metrics.true_alignment import durations_from_alignment, true_alignment_score, true_tokens_of_steps
+from tts.models.layers import decoder_steps
+from tts.models.outputs import ModelOutput
+from tts.training.losses import TTSLoss
+from tts.training.validation import teacher_forced_metrics
 
 
 def diagonal(steps: int, tokens: int, per_token: list[int]) -> np.ndarray:
@@ -90,6 +97,59 @@ def timed_corpus(tiny_corpus, tmp_path_factory):
         edges = np.linspace(0.0, seconds, len(phones) + 1)
         write_timings(timings_path(root, utt.id), [PhoneTiming(p, a, b) for p, a, b in zip(phones, edges, edges[1:])])
     return root
+
+
+class HeadsModel(torch.nn.Module):
+    """Stands in for a multi-head model: for each item of :func:`random_batch`, layer 1's head 1 is
+    the true alignment and every other head stays on the first token; ``alignments`` (the guided
+    mean) is the mean of heads (0, 0) and (1, 1)."""
+
+    reduction_factor = 2
+
+    def forward(self, batch):
+        steps = decoder_steps(batch.mels.shape[2], 2)
+        heads = torch.zeros(len(batch.utterance_ids), 2, 2, steps, batch.ids.shape[1])
+        heads[..., 0] = 1.0
+        for i, (n_text, n_frames) in enumerate(zip(batch.text_lengths.tolist(), batch.mel_lengths.tolist())):
+            truth = true_tokens_of_steps(even_intervals(n_text, n_frames), decoder_steps(n_frames, 2), 2)
+            heads[i, 1, 1, : len(truth)] = torch.nn.functional.one_hot(torch.from_numpy(truth), batch.ids.shape[1]).float()
+        mels = batch.mels.clone()
+        return ModelOutput(mels, mels, torch.zeros(len(batch.utterance_ids), steps), (heads[:, 0, 0] + heads[:, 1, 1]) / 2,
+                           heads)
+
+
+class OneAlignmentModel(HeadsModel):
+    """:class:`HeadsModel` as a model of one alignment (Tacotron 2's kind): no ``attention_heads``."""
+
+    def forward(self, batch):
+        return dataclasses.replace(super().forward(batch), attention_heads=None)
+
+
+def even_intervals(n_text: int, n_frames: int) -> np.ndarray:
+    """Each of ``n_text`` tokens said for an equal share of ``n_frames`` frames ``(T_text, 2)``."""
+    edges = np.linspace(0.0, n_frames, n_text + 1)
+    return np.stack([edges[:-1], edges[1:]], axis=1)
+
+
+class EvenTruth:
+    """True intervals of :func:`even_intervals` for the items of :func:`random_batch`."""
+
+    frame_ms = 11.6
+    frames = {"a": 20, "b": 13, "c": 7}
+
+    def __call__(self, uid: str, ids: list[int]) -> np.ndarray:
+        return even_intervals(len(ids), self.frames[uid])
+
+
+def test_a_multi_head_model_is_scored_head_by_head_and_its_best_head_named():
+    batch = random_batch(r=2)
+    metrics, _ = teacher_forced_metrics(HeadsModel(), TTSLoss(LossConfig()), [batch], 0, truth=EvenTruth())
+    assert metrics["true_best_head"] == 3.0  # layer 1, head 1 of 2 heads a layer
+    assert metrics["true_best_head_tracking_accuracy"] == metrics["true_best_head_peak_accuracy"] == 1.0
+    assert metrics["true_best_head_boundary_error_ms"] == pytest.approx(0.0, abs=EvenTruth.frame_ms * 2)
+    assert metrics["true_tracking_accuracy"] < 1.0  # the guided mean ties on the first token: its peak is there
+    metrics, _ = teacher_forced_metrics(OneAlignmentModel(), TTSLoss(LossConfig()), [batch], 0, truth=EvenTruth())
+    assert "true_tracking_accuracy" in metrics and not any(k.startswith("true_best_head") for k in metrics)
 
 
 def test_validate_scores_the_attention_against_the_timings(tiny_experiment, timed_corpus, capsys):

@@ -189,16 +189,18 @@ def _train_to(config_path: Path, variant: Variant, exp: Path, data_root: Path, s
 def curve_point(loaded: checkpoint.LoadedModel, data_root: Path, out: Path, limit: int, use_asr: bool,
                 metrics: list[dict], device: str | None) -> dict:
     """One point of a learning curve: free-running failures (and WER/CER) on the first ``limit``
-    test sentences and the teacher-forced validation figures logged at that step."""
+    test sentences and the teacher-forced validation figures logged at that step (a multi-head
+    model's best head's too, ``val_true_best_head_*``)."""
     summary = evaluate(Synthesizer(loaded, device or "cpu"), data_root, out, "test", limit, use_asr, False,
                        progress=False)
     validation = [r for r in metrics if r.get("split") == "val" and r["step"] <= loaded.step]
     last = validation[-1] if validation else {}
+    best_head = {f"val_{key}": value for key, value in last.items() if key.startswith("true_best_head")}
     return {"step": loaded.step, "train_minutes": round(last.get("train_seconds", 0) / 60, 1),
             "val_loss": last.get("loss"), "val_diagonal": last.get("attention_diagonal"),
             "val_focus": last.get("attention_focus"), "val_true_peak_accuracy": last.get("true_peak_accuracy"),
             "val_true_tracking_accuracy": last.get("true_tracking_accuracy"),
-            "val_true_boundary_error_ms": last.get("true_boundary_error_ms"),
+            "val_true_boundary_error_ms": last.get("true_boundary_error_ms"), **best_head,
             "wer": summary.get("wer"), "cer": summary.get("cer"),
             "utterances_with_failures": summary["utterances_with_failures"],
             "attention_failures": summary["attention_failures"]}

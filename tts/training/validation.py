@@ -52,12 +52,17 @@ def teacher_forced_metrics(model: AutoregressiveTTS, criterion: TTSLoss, batches
     diagonal its attention looks. With ``truth`` (a corpus with phone timings):
     ``true_peak_accuracy``, ``true_boundary_error_ms``, ``true_peak_offset`` and ``true_tracking_accuracy``
     (:func:`~tts.metrics.true_alignment.true_alignment_score`), means over the utterances that
-    have timings, and ``true_timed_utterances``, their number.
+    have timings, and ``true_timed_utterances``, their number. A multi-head model (``attention_heads``
+    ``(B, L, H, T_steps, T_text)``, Transformer-TTS) is scored on ``alignments`` (its guided heads'
+    mean) and also head by head: ``true_best_head`` (``layer * H + head``) is the head of the highest
+    mean tracking accuracy over the split, and ``true_best_head_tracking_accuracy``,
+    ``true_best_head_peak_accuracy`` and ``true_best_head_boundary_error_ms`` its figures.
 
     Returns the metrics and the first ``n_examples`` (batch, output) pairs for plots and audio.
     The caller puts ``model`` in eval mode.
     """
     totals: dict[str, float] = {}
+    heads_scored: list[np.ndarray] = []  # per timed utterance of a multi-head model: (L * H, 3) figures
     count = timed = 0
     examples: list[tuple[Batch, ModelOutput]] = []
     r = model.reduction_factor
@@ -78,6 +83,7 @@ def teacher_forced_metrics(model: AutoregressiveTTS, criterion: TTSLoss, batches
                 masked_mel_loss(wrong, batch.mels, batch.mel_lengths, criterion.config.mel_loss,
                                 criterion.config.reduction)) * n
         alignments = output.alignments.float().cpu().numpy()
+        heads = output.attention_heads.float().cpu().numpy() if output.attention_heads is not None else None
         for i in range(n):
             steps, n_text = decoder_steps(int(batch.mel_lengths[i]), r), int(batch.text_lengths[i])
             target = batch.mels[i, :, : int(batch.mel_lengths[i])].float().cpu().numpy()
@@ -98,15 +104,36 @@ def teacher_forced_metrics(model: AutoregressiveTTS, criterion: TTSLoss, batches
                     totals["true_peak_offset"] = totals.get("true_peak_offset", 0.0) + score.peak_offset
                     totals["true_tracking_accuracy"] = totals.get("true_tracking_accuracy", 0.0) + score.tracking_accuracy
                     timed += 1
+                    if heads is not None:
+                        heads_scored.append(_score_heads(heads[i, :, :, :steps, :n_text], intervals,
+                                                         int(batch.mel_lengths[i]), truth.frame_ms, r))
         count += n
         if len(examples) < n_examples:
             examples.append((batch, output))
     metrics = {k: v / max(timed if k.startswith("true_") else count, 1) for k, v in totals.items()}
     if truth is not None:
         metrics["true_timed_utterances"] = timed
+    if heads_scored:
+        per_head = np.mean(heads_scored, axis=0)                                     # (L * H, 3)
+        best = int(np.argmax(per_head[:, 0]))
+        metrics.update(true_best_head=float(best), true_best_head_tracking_accuracy=float(per_head[best, 0]),
+                       true_best_head_peak_accuracy=float(per_head[best, 1]),
+                       true_best_head_boundary_error_ms=float(per_head[best, 2]))
     if "mel_wrong_text" in metrics:
         metrics["text_reliance"] = metrics.pop("mel_wrong_text") / max(metrics.pop("mel_own_text"), 1e-12)
     return metrics, examples
+
+
+def _score_heads(heads: np.ndarray, intervals: np.ndarray, n_frames: int, frame_ms: float, r: int) -> np.ndarray:
+    """Every head of one utterance ``(L, H, T_steps, T_text)`` against its true ``intervals``: per head
+    (``layer * H + head``) its tracking accuracy, peak accuracy and boundary error ``(L * H, 3)``; a
+    head whose figures are not finite scores 0 tracking and peak accuracy, so it is never the best."""
+    scored = []
+    for alignment in heads.reshape(-1, *heads.shape[2:]):
+        score = true_alignment_score(alignment, intervals, n_frames, frame_ms, r)
+        figures = (score.tracking_accuracy, score.peak_accuracy, score.boundary_error_ms)
+        scored.append(figures if np.all(np.isfinite(figures)) else (0.0, 0.0, float("inf")))
+    return np.asarray(scored, dtype=np.float64)
 
 
 class ValidationRenderer:
