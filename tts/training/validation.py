@@ -83,7 +83,8 @@ def teacher_forced_metrics(model: AutoregressiveTTS, criterion: TTSLoss, batches
                 masked_mel_loss(wrong, batch.mels, batch.mel_lengths, criterion.config.mel_loss,
                                 criterion.config.reduction)) * n
         alignments = output.alignments.float().cpu().numpy()
-        heads = output.attention_heads.float().cpu().numpy() if output.attention_heads is not None else None
+        heads = (output.attention_heads.float().cpu().numpy()
+                 if output.attention_heads is not None and truth is not None else None)
         for i in range(n):
             steps, n_text = decoder_steps(int(batch.mel_lengths[i]), r), int(batch.text_lengths[i])
             target = batch.mels[i, :, : int(batch.mel_lengths[i])].float().cpu().numpy()
@@ -126,14 +127,11 @@ def teacher_forced_metrics(model: AutoregressiveTTS, criterion: TTSLoss, batches
 
 def _score_heads(heads: np.ndarray, intervals: np.ndarray, n_frames: int, frame_ms: float, r: int) -> np.ndarray:
     """Every head of one utterance ``(L, H, T_steps, T_text)`` against its true ``intervals``: per head
-    (``layer * H + head``) its tracking accuracy, peak accuracy and boundary error ``(L * H, 3)``; a
-    head whose figures are not finite scores 0 tracking and peak accuracy, so it is never the best."""
-    scored = []
-    for alignment in heads.reshape(-1, *heads.shape[2:]):
-        score = true_alignment_score(alignment, intervals, n_frames, frame_ms, r)
-        figures = (score.tracking_accuracy, score.peak_accuracy, score.boundary_error_ms)
-        scored.append(figures if np.all(np.isfinite(figures)) else (0.0, 0.0, float("inf")))
-    return np.asarray(scored, dtype=np.float64)
+    (``layer * H + head``) its tracking accuracy, peak accuracy and boundary error ``(L * H, 3)``. The
+    caller scores only utterances whose steps and tokens the truth times, so every figure is finite."""
+    scores = [true_alignment_score(alignment, intervals, n_frames, frame_ms, r)
+              for alignment in heads.reshape(-1, *heads.shape[2:])]
+    return np.asarray([(s.tracking_accuracy, s.peak_accuracy, s.boundary_error_ms) for s in scores], dtype=np.float64)
 
 
 class ValidationRenderer:
